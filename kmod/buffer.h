@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A host's Buffers: the Sections the fabric manager granted it, carved
+ * into Buffers of one size class each, and which peer holds which Buffer.
+ * The bookkeeping lives in kernel memory, never in the pool, so a peer
+ * cannot return a Buffer it was not lent.
+ */
+#ifndef _DRACK_BUFFER_H
+#define _DRACK_BUFFER_H
+
+#include <linux/spinlock.h>
+#include "pool.h"
+
+#define DRACK_NOT_LENT	0xff
+
+struct drack_section_state {
+	u32 section;
+	u32 buf_class;
+	u32 nbufs;
+	u32 nlent;
+	u8 lent_to[];		/* per Buffer: peer host id or DRACK_NOT_LENT */
+};
+
+struct drack_class_alloc {
+	u32 *free;		/* stack of Buffer offsets >> DRACK_BUF_SHIFT */
+	u32 nfree;
+	u32 cap;
+	u32 total;		/* Buffers in owned Sections */
+	u32 sections;
+	bool requested;		/* a Section request is outstanding */
+	unsigned long requested_at;
+};
+
+/* Buffer offsets are multiples of the smallest class. */
+#define DRACK_BUF_SHIFT DRACK_CLASS_SHIFT(DRACK_CLASS_2K)
+
+struct drack_alloc {
+	spinlock_t lock;
+	struct drack_pool *pool;
+	u32 host;
+	struct drack_class_alloc cls[DRACK_NR_CLASSES];
+	struct drack_section_state **sec;	/* by Section id */
+};
+
+int drack_alloc_init(struct drack_alloc *a, struct drack_pool *pool, u32 host);
+/* Give every owned Section back to the pool; returns Buffers still lent. */
+u32 drack_alloc_release(struct drack_alloc *a);
+void drack_alloc_free(struct drack_alloc *a);
+
+/* Take a Buffer of @buf_class lent to @peer; 0 if none is free. */
+u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer);
+/* Undo drack_buf_get() for a Buffer that never left this host. */
+void drack_buf_unget(struct drack_alloc *a, u64 off);
+/* @peer hands @off back: 0, or -EINVAL if it was not lent to @peer. */
+int drack_buf_return(struct drack_alloc *a, u64 off, u32 peer);
+
+/* Add a Section the FM granted; -EINVAL if the grant does not check out. */
+int drack_alloc_add_section(struct drack_alloc *a, u32 section, u32 buf_class);
+
+/* Class for a frame of @len bytes. */
+static inline u32 drack_buf_class(u32 len)
+{
+	return len <= DRACK_CLASS_SIZE(DRACK_CLASS_2K) ? DRACK_CLASS_2K :
+							 DRACK_CLASS_64K;
+}
+
+/* Is the class short of Buffers (time to ask the FM for a Section)? */
+bool drack_alloc_low(struct drack_alloc *a, u32 buf_class);
+
+struct drack_class_counters {
+	u32 sections, total, free, inflight;
+};
+
+void drack_alloc_counters(struct drack_alloc *a, u32 buf_class,
+			  struct drack_class_counters *c);
+
+#endif /* _DRACK_BUFFER_H */

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A pool: one mapped shared region, its validated geometry and the backend
+ * that maps it and rings doorbells. Knows nothing of netdevs.
+ */
+#ifndef _DRACK_POOL_H
+#define _DRACK_POOL_H
+
+#include <linux/list.h>
+#include <linux/miscdevice.h>
+#include <linux/mutex.h>
+#include <linux/netlink.h>
+#include <linux/rcupdate.h>
+#include <linux/workqueue.h>
+#include "uapi/drack.h"
+
+struct drack_pool;
+struct drack_dev;
+
+struct drack_backend_ops {
+	const char *name;
+	/* Ring host @host's doorbell: it has new refs, returns or grants. */
+	void (*kick)(struct drack_pool *pool, u32 host);
+	int (*mmap)(struct drack_pool *pool, struct vm_area_struct *vma);
+	void (*release)(struct drack_pool *pool);
+};
+
+struct drack_pool {
+	struct list_head node;			/* in drack_pools */
+	u32 id;
+	void *base;
+	struct drack_geometry geo;		/* validated, never re-read */
+	const struct drack_backend_ops *ops;
+	void *backend_priv;
+
+	struct mutex lock;			/* joins, leaves, grants */
+	struct drack_dev __rcu *local[DRACK_MAX_HOSTS]; /* in this kernel */
+	struct delayed_work heartbeat;
+
+	struct miscdevice misc;
+	char misc_name[24];
+};
+
+extern struct list_head drack_pools;		/* under drack_pools_lock */
+extern struct mutex drack_pools_lock;
+
+#define DRACK_HEARTBEAT_MS 100
+
+/* Format @base (fresh memory) as pool @id. */
+int drack_pool_format(void *base, u64 size, u32 id, u32 max_hosts);
+/* Validate the superblock at @base and register the pool. */
+int drack_pool_register(struct drack_pool *pool, void *base, u64 size,
+			const struct drack_backend_ops *ops);
+void drack_pool_unregister(struct drack_pool *pool);
+struct drack_pool *drack_pool_find(u32 id);	/* drack_pools_lock held */
+
+static inline void *drack_pool_ptr(struct drack_pool *pool, u64 off)
+{
+	return (u8 *)pool->base + off;
+}
+
+static inline struct drack_host_entry *
+drack_host_entry(struct drack_pool *pool, u32 host)
+{
+	return drack_pool_ptr(pool, drack_host_entry_off(&pool->geo, host));
+}
+
+static inline struct drack_section_entry *
+drack_section_entry(struct drack_pool *pool, u32 section)
+{
+	return drack_pool_ptr(pool, drack_section_entry_off(&pool->geo,
+							    section));
+}
+
+static inline u32 drack_host_state(struct drack_pool *pool, u32 host)
+{
+	return le32_to_cpu(READ_ONCE(drack_host_entry(pool, host)->state));
+}
+
+static inline u32 drack_host_flags(struct drack_pool *pool, u32 host)
+{
+	return le32_to_cpu(READ_ONCE(drack_host_entry(pool, host)->flags));
+}
+
+/* A host others may send to: up and with its interface running. */
+static inline bool drack_host_reachable(struct drack_pool *pool, u32 host)
+{
+	return drack_host_state(pool, host) == DRACK_HOST_UP &&
+	       (drack_host_flags(pool, host) & DRACK_HOST_F_RUNNING);
+}
+
+static inline u16 drack_section_owner(struct drack_pool *pool, u32 section)
+{
+	return le16_to_cpu(READ_ONCE(drack_section_entry(pool,
+							 section)->owner));
+}
+
+u32 drack_pool_free_sections(struct drack_pool *pool);
+u32 drack_pool_host_sections(struct drack_pool *pool, u32 host);
+
+/*
+ * The fabric manager's grant: mark @section owned by @host with @buf_class
+ * in the Section table and post it on the host's grant ring.
+ */
+int drack_pool_grant(struct drack_pool *pool, u32 host, u32 section,
+		     u32 buf_class, struct netlink_ext_ack *extack);
+
+/* Every local device re-evaluates its peers (carrier). */
+void drack_pool_peers_changed(struct drack_pool *pool);
+
+static inline void drack_pool_kick(struct drack_pool *pool, u32 host)
+{
+	pool->ops->kick(pool, host);
+}
+
+int drack_chardev_register(struct drack_pool *pool);
+void drack_chardev_unregister(struct drack_pool *pool);
+
+int drack_ram_init(void);
+void drack_ram_exit(void);
+
+/* netlink.c: the genl family and its events */
+int drack_nl_init(void);
+void drack_nl_exit(void);
+void drack_nl_section_request(struct drack_pool *pool, u32 host,
+			      u32 buf_class, u32 count);
+void drack_nl_host_notify(struct drack_pool *pool, u32 host, u32 state);
+
+#endif /* _DRACK_POOL_H */
