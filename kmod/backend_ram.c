@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The ram backend: one pool in this kernel's memory, shared by every drack
+ * netdev of this kernel (emulated hosts, one per netns). Doorbells are
+ * direct NAPI schedules.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include "device.h"
+#include "pool.h"
+
+static unsigned int ram_pool_mb = 64;
+module_param(ram_pool_mb, uint, 0444);
+MODULE_PARM_DESC(ram_pool_mb, "Size of the ram pool in MB (0: no ram pool)");
+
+static unsigned int max_hosts = 8;
+module_param(max_hosts, uint, 0444);
+MODULE_PARM_DESC(max_hosts, "Hosts per ram pool (2-64)");
+
+static struct drack_pool *drack_ram_pool;
+
+static void drack_ram_kick(struct drack_pool *pool, u32 host)
+{
+	struct drack_dev *dd;
+
+	rcu_read_lock();
+	dd = rcu_dereference(pool->local[host]);
+	if (dd)
+		drack_dev_kick(dd);
+	rcu_read_unlock();
+}
+
+static int drack_ram_mmap(struct drack_pool *pool, struct vm_area_struct *vma)
+{
+	return remap_vmalloc_range(vma, pool->base, vma->vm_pgoff);
+}
+
+static void drack_ram_release(struct drack_pool *pool)
+{
+	vfree(pool->base);
+	kfree(pool);
+}
+
+static const struct drack_backend_ops drack_ram_ops = {
+	.name = "ram",
+	.kick = drack_ram_kick,
+	.mmap = drack_ram_mmap,
+	.release = drack_ram_release,
+};
+
+int drack_ram_init(void)
+{
+	u64 size = (u64)ram_pool_mb << 20;
+	struct drack_pool *pool;
+	void *base;
+	int err;
+
+	if (!ram_pool_mb)
+		return 0;
+	if (size < DRACK_MIN_POOL_SIZE || max_hosts < 2 ||
+	    max_hosts > DRACK_MAX_HOSTS) {
+		pr_err("drack: ram_pool_mb must be >= %u and max_hosts 2..%u\n",
+		       DRACK_MIN_POOL_SIZE >> 20, DRACK_MAX_HOSTS);
+		return -EINVAL;
+	}
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	base = vmalloc_user(size);
+	if (!pool || !base) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = drack_pool_format(base, size, 0, max_hosts);
+	if (err) {
+		pr_err("drack: %u hosts do not fit a %u MB pool\n", max_hosts,
+		       ram_pool_mb);
+		goto fail;
+	}
+	err = drack_pool_register(pool, base, size, &drack_ram_ops);
+	if (err)
+		goto fail;
+	drack_ram_pool = pool;
+	return 0;
+fail:
+	vfree(base);
+	kfree(pool);
+	return err;
+}
+
+void drack_ram_exit(void)
+{
+	struct drack_pool *pool = drack_ram_pool;
+	u32 s, owner, leaked = 0;
+
+	if (!pool)
+		return;
+	drack_pool_unregister(pool);
+	/* Every host of a ram pool lived in this kernel and has left. */
+	for (s = pool->geo.meta_sections; s < pool->geo.section_count; s++) {
+		owner = drack_section_owner(pool, s);
+		leaked += owner != DRACK_SECTION_FREE;
+	}
+	if (leaked)
+		pr_err("drack: leak: pool %u: %u Sections still owned at unload\n",
+		       pool->id, leaked);
+	pool->ops->release(pool);
+	drack_ram_pool = NULL;
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A host's Buffer allocator: one LIFO free stack per size class, fed by
+ * the Sections the fabric manager grants, and a lent-to record per Buffer.
+ */
+#include <linux/slab.h>
+#include "buffer.h"
+
+/* Ask for another Section when a class falls below this many Buffers. */
+static const u32 drack_low_water[DRACK_NR_CLASSES] = { 256, 16 };
+
+int drack_alloc_init(struct drack_alloc *a, struct drack_pool *pool, u32 host)
+{
+	u32 data = pool->geo.section_count - pool->geo.meta_sections;
+	u32 c;
+
+	spin_lock_init(&a->lock);
+	a->pool = pool;
+	a->host = host;
+	a->sec = kvcalloc(pool->geo.section_count, sizeof(*a->sec),
+			  GFP_KERNEL);
+	if (!a->sec)
+		return -ENOMEM;
+	for (c = 0; c < DRACK_NR_CLASSES; c++) {
+		struct drack_class_alloc *ca = &a->cls[c];
+
+		ca->cap = data * (DRACK_SECTION_SIZE >> DRACK_CLASS_SHIFT(c));
+		ca->free = kvmalloc_array(ca->cap, sizeof(*ca->free),
+					  GFP_KERNEL);
+		if (!ca->free) {
+			drack_alloc_free(a);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void drack_alloc_free(struct drack_alloc *a)
+{
+	u32 c, s;
+
+	for (c = 0; c < DRACK_NR_CLASSES; c++) {
+		kvfree(a->cls[c].free);
+		a->cls[c].free = NULL;
+	}
+	if (a->sec) {
+		for (s = 0; s < a->pool->geo.section_count; s++)
+			kvfree(a->sec[s]);
+		kvfree(a->sec);
+		a->sec = NULL;
+	}
+}
+
+static struct drack_section_state *drack_buf_section(struct drack_alloc *a,
+						     u64 off, u32 *index)
+{
+	struct drack_section_state *s;
+	u64 section = off >> DRACK_SECTION_SHIFT;
+	u32 shift;
+
+	if (section >= a->pool->geo.section_count)
+		return NULL;
+	s = a->sec[section];
+	if (!s)
+		return NULL;
+	shift = DRACK_CLASS_SHIFT(s->buf_class);
+	if (off & ((1ULL << shift) - 1))
+		return NULL;
+	*index = (off & (DRACK_SECTION_SIZE - 1)) >> shift;
+	return s;
+}
+
+static void drack_buf_push(struct drack_alloc *a, struct drack_section_state *s,
+			   u32 index, u64 off)
+{
+	struct drack_class_alloc *ca = &a->cls[s->buf_class];
+
+	s->lent_to[index] = DRACK_NOT_LENT;
+	s->nlent--;
+	ca->free[ca->nfree++] = off >> DRACK_BUF_SHIFT;
+}
+
+u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
+{
+	struct drack_class_alloc *ca = &a->cls[buf_class];
+	struct drack_section_state *s;
+	u32 index;
+	u64 off = 0;
+
+	spin_lock_bh(&a->lock);
+	if (ca->nfree) {
+		off = (u64)ca->free[--ca->nfree] << DRACK_BUF_SHIFT;
+		s = drack_buf_section(a, off, &index);
+		s->lent_to[index] = peer;
+		s->nlent++;
+	}
+	spin_unlock_bh(&a->lock);
+	return off;
+}
+
+void drack_buf_unget(struct drack_alloc *a, u64 off)
+{
+	struct drack_section_state *s;
+	u32 index;
+
+	spin_lock_bh(&a->lock);
+	s = drack_buf_section(a, off, &index);
+	if (s)
+		drack_buf_push(a, s, index, off);
+	spin_unlock_bh(&a->lock);
+}
+
+int drack_buf_return(struct drack_alloc *a, u64 off, u32 peer)
+{
+	struct drack_section_state *s;
+	u32 index;
+	int err = -EINVAL;
+
+	spin_lock_bh(&a->lock);
+	s = drack_buf_section(a, off, &index);
+	if (s && s->lent_to[index] == peer) {
+		drack_buf_push(a, s, index, off);
+		err = 0;
+	}
+	spin_unlock_bh(&a->lock);
+	return err;
+}
+
+int drack_alloc_add_section(struct drack_alloc *a, u32 section, u32 buf_class)
+{
+	struct drack_section_state *s;
+	struct drack_class_alloc *ca;
+	u32 i, shift, nbufs;
+	u64 base;
+
+	if (section < a->pool->geo.meta_sections ||
+	    section >= a->pool->geo.section_count ||
+	    buf_class >= DRACK_NR_CLASSES || a->sec[section])
+		return -EINVAL;
+	shift = DRACK_CLASS_SHIFT(buf_class);
+	nbufs = DRACK_SECTION_SIZE >> shift;
+	s = kvzalloc(struct_size(s, lent_to, nbufs), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	s->section = section;
+	s->buf_class = buf_class;
+	s->nbufs = nbufs;
+	memset(s->lent_to, DRACK_NOT_LENT, nbufs);
+
+	base = (u64)section << DRACK_SECTION_SHIFT;
+	ca = &a->cls[buf_class];
+	spin_lock_bh(&a->lock);
+	a->sec[section] = s;
+	/* Push in reverse so Buffers go out in address order. */
+	for (i = nbufs; i-- > 0;)
+		ca->free[ca->nfree++] = (base + ((u64)i << shift)) >>
+					DRACK_BUF_SHIFT;
+	ca->total += nbufs;
+	ca->sections++;
+	ca->requested = false;
+	spin_unlock_bh(&a->lock);
+	return 0;
+}
+
+u32 drack_alloc_release(struct drack_alloc *a)
+{
+	struct drack_section_state *s;
+	u32 sec, lent = 0;
+
+	spin_lock_bh(&a->lock);
+	for (sec = 0; sec < a->pool->geo.section_count; sec++) {
+		s = a->sec[sec];
+		if (!s)
+			continue;
+		lent += s->nlent;
+		a->sec[sec] = NULL;
+		kvfree(s);
+	}
+	for (sec = 0; sec < DRACK_NR_CLASSES; sec++) {
+		a->cls[sec].nfree = 0;
+		a->cls[sec].total = 0;
+		a->cls[sec].sections = 0;
+	}
+	spin_unlock_bh(&a->lock);
+	return lent;
+}
+
+bool drack_alloc_low(struct drack_alloc *a, u32 buf_class)
+{
+	return READ_ONCE(a->cls[buf_class].nfree) < drack_low_water[buf_class];
+}
+
+void drack_alloc_counters(struct drack_alloc *a, u32 buf_class,
+			  struct drack_class_counters *c)
+{
+	struct drack_class_alloc *ca = &a->cls[buf_class];
+
+	spin_lock_bh(&a->lock);
+	c->sections = ca->sections;
+	c->total = ca->total;
+	c->free = ca->nfree;
+	c->inflight = ca->total - ca->nfree;
+	spin_unlock_bh(&a->lock);
+}

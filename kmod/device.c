@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The drack netdev: rtnl_link_ops, joining and leaving a pool, open/stop,
+ * carrier from peer presence, Section requests and grants.
+ */
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
+#include <linux/module.h>
+#include <net/rtnetlink.h>
+#include "device.h"
+
+#define DRACK_ANY_HOST		U32_MAX
+#define DRACK_LEAVE_WAIT_MS	2000
+#define DRACK_REQUEST_RETRY	HZ
+#define DRACK_NO_SECTIONS_WARN	(2 * HZ)
+
+#define DRACK_FEATURES (NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_HIGHDMA | \
+			NETIF_F_TSO | NETIF_F_TSO6 | NETIF_F_TSO_ECN | \
+			NETIF_F_RXCSUM)
+
+static struct drack_host_entry *drack_dev_entry(struct drack_dev *dd)
+{
+	return drack_host_entry(dd->pool, dd->host);
+}
+
+static void drack_dev_set_flags(struct drack_dev *dd, u32 set, u32 clear)
+{
+	struct drack_host_entry *e = drack_dev_entry(dd);
+	u32 flags;
+
+	mutex_lock(&dd->pool->lock);
+	flags = (le32_to_cpu(e->flags) | set) & ~clear;
+	WRITE_ONCE(e->flags, cpu_to_le32(flags));
+	mutex_unlock(&dd->pool->lock);
+}
+
+int drack_dev_ifindex(struct drack_pool *pool, u32 host)
+{
+	struct drack_dev *dd;
+	int ifindex = 0;
+
+	if (host >= pool->geo.max_hosts)
+		return 0;
+	rcu_read_lock();
+	dd = rcu_dereference(pool->local[host]);
+	if (dd)
+		ifindex = dd->ndev->ifindex;
+	rcu_read_unlock();
+	return ifindex;
+}
+
+void drack_dev_update_carrier(struct drack_dev *dd)
+{
+	bool peer = false;
+	u32 h;
+
+	for (h = 0; h < dd->nhosts && !peer; h++)
+		peer = h != dd->host && drack_host_reachable(dd->pool, h);
+	if (peer && !netif_carrier_ok(dd->ndev))
+		netif_carrier_on(dd->ndev);
+	else if (!peer && netif_carrier_ok(dd->ndev))
+		netif_carrier_off(dd->ndev);
+}
+
+static void drack_dev_schedule_napi(struct drack_dev *dd)
+{
+	local_bh_disable();
+	napi_schedule(&dd->napi);
+	local_bh_enable();
+}
+
+static bool drack_dev_grants_pending(struct drack_dev *dd)
+{
+	return drack_ring_prod(&dd->grant_in) != drack_ring_cons(&dd->grant_in);
+}
+
+void drack_dev_kick(struct drack_dev *dd)
+{
+	if (netif_running(dd->ndev))
+		drack_dev_schedule_napi(dd);
+	if (drack_dev_grants_pending(dd))
+		schedule_work(&dd->grant_work);
+}
+
+/* Mark classes short of Buffers as requested and let the work ask the FM. */
+void drack_dev_request_sections(struct drack_dev *dd)
+{
+	struct drack_alloc *a = &dd->alloc;
+	bool ask = false;
+	u32 c;
+
+	spin_lock_bh(&a->lock);
+	for (c = 0; c < DRACK_NR_CLASSES; c++) {
+		if (a->cls[c].requested || !drack_alloc_low(a, c))
+			continue;
+		a->cls[c].requested = true;
+		a->cls[c].requested_at = jiffies;
+		ask = true;
+	}
+	spin_unlock_bh(&a->lock);
+	if (ask && !dd->leaving)
+		schedule_work(&dd->request_work);
+}
+
+static void drack_dev_request_work(struct work_struct *work)
+{
+	struct drack_dev *dd = container_of(work, struct drack_dev,
+					    request_work);
+	struct drack_host_entry *e = drack_dev_entry(dd);
+	bool wanted[DRACK_NR_CLASSES];
+	u32 c;
+
+	spin_lock_bh(&dd->alloc.lock);
+	for (c = 0; c < DRACK_NR_CLASSES; c++)
+		wanted[c] = dd->alloc.cls[c].requested;
+	spin_unlock_bh(&dd->alloc.lock);
+
+	for (c = 0; c < DRACK_NR_CLASSES; c++) {
+		WRITE_ONCE(e->sections_wanted[c], cpu_to_le32(wanted[c]));
+		if (!wanted[c])
+			continue;
+		dd->ctl.section_requests++;
+		drack_nl_section_request(dd->pool, dd->host, c, 1);
+	}
+}
+
+void drack_dev_grant_work(struct work_struct *work)
+{
+	struct drack_dev *dd = container_of(work, struct drack_dev, grant_work);
+	struct drack_pool *pool = dd->pool;
+	struct drack_section_entry *e;
+	struct drack_grant g;
+	u32 cons, section, buf_class;
+	int n, got = 0;
+
+	n = drack_ring_avail(&dd->grant_in, &cons);
+	if (n < 0) {
+		dd->ctl.grant_bad++;
+		drack_ring_resync(&dd->grant_in);
+		return;
+	}
+	for (; n > 0; n--, cons++) {
+		memcpy(&g, drack_ring_slot(&dd->grant_in, cons), sizeof(g));
+		section = le32_to_cpu(g.section);
+		if (section >= pool->geo.section_count) {
+			dd->ctl.grant_bad++;
+			continue;
+		}
+		e = drack_section_entry(pool, section);
+		buf_class = READ_ONCE(e->buf_class);
+		if (drack_section_owner(pool, section) != dd->host ||
+		    le32_to_cpu(READ_ONCE(e->generation)) !=
+		    le32_to_cpu(g.generation) ||
+		    drack_alloc_add_section(&dd->alloc, section, buf_class)) {
+			dd->ctl.grant_bad++;
+			continue;
+		}
+		WRITE_ONCE(drack_dev_entry(dd)->sections_wanted[buf_class], 0);
+		dd->ctl.grants++;
+		got++;
+	}
+	drack_ring_consume(&dd->grant_in, cons);
+	if (!got)
+		return;
+	if (netif_running(dd->ndev))
+		drack_dev_schedule_napi(dd);	/* wakes the queue */
+	drack_dev_request_sections(dd);
+}
+
+void drack_dev_tick(struct drack_dev *dd)
+{
+	struct drack_host_entry *e = drack_dev_entry(dd);
+	struct drack_alloc *a = &dd->alloc;
+	bool retry = false, starved = false;
+	u32 c;
+
+	WRITE_ONCE(e->heartbeat, cpu_to_le64(le64_to_cpu(e->heartbeat) + 1));
+	drack_dev_update_carrier(dd);
+	if (dd->leaving)
+		return;
+	if (drack_dev_grants_pending(dd))
+		schedule_work(&dd->grant_work);
+
+	/* Doorbells can be lost or suppressed wrongly by a peer: poll too. */
+	if (netif_running(dd->ndev)) {
+		if (drack_rx_pending(dd) || netif_queue_stopped(dd->ndev))
+			drack_dev_schedule_napi(dd);
+	} else {
+		spin_lock_bh(&dd->rx_lock);
+		drack_rx_drop_all(dd);
+		drack_rx_drain_returns(dd);
+		spin_unlock_bh(&dd->rx_lock);
+	}
+
+	spin_lock_bh(&a->lock);
+	for (c = 0; c < DRACK_NR_CLASSES; c++) {
+		struct drack_class_alloc *ca = &a->cls[c];
+
+		if (!ca->requested)
+			continue;
+		if (time_after(jiffies, ca->requested_at + DRACK_REQUEST_RETRY))
+			retry = true;
+		if (!ca->nfree && time_after(jiffies, ca->requested_at +
+					     DRACK_NO_SECTIONS_WARN))
+			starved = true;
+	}
+	spin_unlock_bh(&a->lock);
+	if (retry)
+		schedule_work(&dd->request_work);
+	if (starved && !dd->warned_no_sections) {
+		dd->warned_no_sections = true;
+		netdev_warn(dd->ndev, "no Sections granted in pool %u: is drack-fmd running? Sending waits for Buffers\n",
+			    dd->pool->id);
+	}
+}
+
+static void drack_dev_init_rings(struct drack_dev *dd)
+{
+	const struct drack_geometry *g = &dd->pool->geo;
+	struct drack_pool *pool = dd->pool;
+	u32 p;
+
+	for (p = 0; p < dd->nhosts; p++) {
+		drack_ring_init(&dd->ref_in[p], pool,
+				drack_ref_ring_off(g, dd->host, p),
+				g->ref_ring_entries, sizeof(struct drack_ref));
+		drack_ring_init(&dd->ret_in[p], pool,
+				drack_ret_ring_off(g, dd->host, p),
+				g->ret_ring_entries, sizeof(struct drack_ret));
+		drack_ring_init(&dd->ref_out[p], pool,
+				drack_ref_ring_off(g, p, dd->host),
+				g->ref_ring_entries, sizeof(struct drack_ref));
+		drack_ring_init(&dd->ret_out[p], pool,
+				drack_ret_ring_off(g, p, dd->host),
+				g->ret_ring_entries, sizeof(struct drack_ret));
+	}
+	drack_ring_init(&dd->grant_in, pool, drack_grant_ring_off(g, dd->host),
+			g->grant_ring_entries, sizeof(struct drack_grant));
+}
+
+static int drack_dev_join(struct drack_dev *dd, struct drack_pool *pool,
+			  u32 host, struct netlink_ext_ack *extack)
+{
+	struct drack_host_entry *e;
+	u8 mac[ETH_ALEN];
+	u32 p;
+	int err;
+
+	mutex_lock(&pool->lock);
+	if (host == DRACK_ANY_HOST) {
+		for (host = 0; host < pool->geo.max_hosts; host++)
+			if (drack_host_state(pool, host) == DRACK_HOST_FREE &&
+			    !rcu_access_pointer(pool->local[host]))
+				break;
+		if (host == pool->geo.max_hosts) {
+			NL_SET_ERR_MSG(extack, "pool has no free host id");
+			err = -ENOSPC;
+			goto unlock;
+		}
+	} else if (host >= pool->geo.max_hosts) {
+		NL_SET_ERR_MSG(extack, "host id out of range for this pool");
+		err = -EINVAL;
+		goto unlock;
+	} else if (drack_host_state(pool, host) != DRACK_HOST_FREE ||
+		   rcu_access_pointer(pool->local[host])) {
+		NL_SET_ERR_MSG(extack, "host id is in use");
+		err = -EBUSY;
+		goto unlock;
+	}
+
+	dd->pool = pool;
+	dd->host = host;
+	dd->nhosts = pool->geo.max_hosts;
+	err = drack_alloc_init(&dd->alloc, pool, host);
+	if (err)
+		goto unlock;
+	drack_dev_init_rings(dd);
+
+	e = drack_host_entry(pool, host);
+	WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_JOINING));
+	e->generation = cpu_to_le32(le32_to_cpu(e->generation) + 1);
+	for (p = 0; p < dd->nhosts; p++) {
+		drack_ring_reset(&dd->ref_in[p]);
+		drack_ring_reset(&dd->ret_in[p]);
+	}
+	drack_ring_reset(&dd->grant_in);
+	drack_host_mac(mac, pool->id, host);
+	eth_hw_addr_set(dd->ndev, mac);
+	memcpy(e->mac, mac, ETH_ALEN);
+	e->notify = cpu_to_le16(host);
+	e->flags = 0;
+	e->heartbeat = 0;
+	for (p = 0; p < DRACK_NR_CLASSES; p++)
+		e->sections_wanted[p] = 0;
+	smp_wmb(); /* rings reset before anyone sees us up */
+	WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_UP));
+	rcu_assign_pointer(pool->local[host], dd);
+unlock:
+	mutex_unlock(&pool->lock);
+	return err;
+}
+
+/* Wait for peers to hand back what we lent them; they may be gone. */
+static u32 drack_dev_wait_returns(struct drack_dev *dd)
+{
+	struct drack_class_counters c;
+	u32 lent, i, cls;
+
+	for (i = 0;; i++) {
+		spin_lock_bh(&dd->rx_lock);
+		drack_rx_drop_all(dd);
+		drack_rx_drain_returns(dd);
+		spin_unlock_bh(&dd->rx_lock);
+		for (lent = 0, cls = 0; cls < DRACK_NR_CLASSES; cls++) {
+			drack_alloc_counters(&dd->alloc, cls, &c);
+			lent += c.inflight;
+		}
+		if (!lent || i * 10 >= DRACK_LEAVE_WAIT_MS)
+			return lent;
+		msleep(10);
+	}
+}
+
+static void drack_dev_leave(struct drack_dev *dd)
+{
+	struct drack_pool *pool = dd->pool;
+	struct drack_host_entry *e = drack_dev_entry(dd);
+	struct drack_section_entry *se;
+	u32 s, lent;
+
+	dd->leaving = true;
+	mutex_lock(&pool->lock);
+	WRITE_ONCE(e->flags, 0);
+	WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_LEAVING));
+	mutex_unlock(&pool->lock);
+	drack_pool_peers_changed(pool);
+	synchronize_net();	/* local senders have seen us leave */
+	cancel_work_sync(&dd->request_work);
+	cancel_work_sync(&dd->grant_work);
+
+	lent = drack_dev_wait_returns(dd);
+
+	mutex_lock(&pool->lock);
+	rcu_assign_pointer(pool->local[dd->host], NULL);
+	drack_alloc_release(&dd->alloc);
+	/* Granted Sections, including grants never picked up, go back. */
+	for (s = pool->geo.meta_sections; s < pool->geo.section_count; s++) {
+		if (drack_section_owner(pool, s) != dd->host)
+			continue;
+		se = drack_section_entry(pool, s);
+		se->generation = cpu_to_le32(le32_to_cpu(se->generation) + 1);
+		WRITE_ONCE(se->owner, cpu_to_le16(DRACK_SECTION_FREE));
+	}
+	WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_FREE));
+	mutex_unlock(&pool->lock);
+
+	synchronize_rcu();	/* no heartbeat or doorbell still sees us */
+	cancel_work_sync(&dd->request_work);
+	cancel_work_sync(&dd->grant_work);
+	drack_alloc_free(&dd->alloc);
+	if (lent)
+		netdev_info(dd->ndev, "left pool %u while peers still held %u of its Buffers\n",
+			    pool->id, lent);
+	drack_pool_peers_changed(pool);
+	drack_nl_host_notify(pool, dd->host, DRACK_HOST_FREE);
+}
+
+static int drack_open(struct net_device *ndev)
+{
+	struct drack_dev *dd = netdev_priv(ndev);
+
+	napi_enable(&dd->napi);
+	drack_dev_set_flags(dd, DRACK_HOST_F_RUNNING, 0);
+	netif_start_queue(ndev);
+	drack_pool_peers_changed(dd->pool);
+	drack_dev_schedule_napi(dd);
+	return 0;
+}
+
+static int drack_stop(struct net_device *ndev)
+{
+	struct drack_dev *dd = netdev_priv(ndev);
+
+	drack_dev_set_flags(dd, 0, DRACK_HOST_F_RUNNING);
+	drack_pool_peers_changed(dd->pool);
+	synchronize_net();	/* local senders have seen us stop */
+	napi_disable(&dd->napi);
+	netif_stop_queue(ndev);
+
+	spin_lock_bh(&dd->rx_lock);
+	drack_rx_drop_all(dd);
+	drack_rx_drain_returns(dd);
+	spin_unlock_bh(&dd->rx_lock);
+	return 0;
+}
+
+static void drack_uninit(struct net_device *ndev)
+{
+	struct drack_dev *dd = netdev_priv(ndev);
+
+	if (dd->pool && !dd->leaving)
+		drack_dev_leave(dd);
+	netif_napi_del(&dd->napi);
+}
+
+static int drack_set_mac_address(struct net_device *ndev, void *p)
+{
+	struct drack_dev *dd = netdev_priv(ndev);
+	int err;
+
+	err = eth_prepare_mac_addr_change(ndev, p);
+	if (err)
+		return err;
+	eth_commit_mac_addr_change(ndev, p);
+	mutex_lock(&dd->pool->lock);
+	memcpy(drack_dev_entry(dd)->mac, ndev->dev_addr, ETH_ALEN);
+	mutex_unlock(&dd->pool->lock);
+	return 0;
+}
+
+static void drack_get_stats64(struct net_device *ndev,
+			      struct rtnl_link_stats64 *s)
+{
+	struct drack_dev *dd = netdev_priv(ndev);
+
+	s->tx_packets = READ_ONCE(dd->tx.packets);
+	s->tx_bytes = READ_ONCE(dd->tx.bytes);
+	s->tx_dropped = READ_ONCE(dd->tx.dropped) + READ_ONCE(dd->tx.no_peer);
+	s->rx_packets = READ_ONCE(dd->rx.packets);
+	s->rx_bytes = READ_ONCE(dd->rx.bytes);
+	s->rx_dropped = READ_ONCE(dd->rx.dropped) +
+			READ_ONCE(dd->rx.alloc_fail);
+	s->rx_errors = READ_ONCE(dd->rx.bad_desc) + READ_ONCE(dd->rx.bad_ring);
+}
+
+static const struct net_device_ops drack_netdev_ops = {
+	.ndo_uninit = drack_uninit,
+	.ndo_open = drack_open,
+	.ndo_stop = drack_stop,
+	.ndo_start_xmit = drack_xmit,
+	.ndo_set_mac_address = drack_set_mac_address,
+	.ndo_validate_addr = eth_validate_addr,
+	.ndo_get_stats64 = drack_get_stats64,
+};
+
+static void drack_setup(struct net_device *ndev)
+{
+	struct drack_dev *dd = netdev_priv(ndev);
+
+	ether_setup(ndev);
+	ndev->netdev_ops = &drack_netdev_ops;
+	ndev->ethtool_ops = &drack_ethtool_ops;
+	ndev->needs_free_netdev = true;
+	ndev->priv_flags &= ~IFF_TX_SKB_SHARING;
+	ndev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
+	ndev->features |= DRACK_FEATURES;
+	ndev->hw_features |= DRACK_FEATURES;
+	ndev->vlan_features |= DRACK_FEATURES;
+	ndev->min_mtu = ETH_MIN_MTU;
+	ndev->max_mtu = DRACK_MAX_FRAME - ETH_HLEN;
+
+	memset(dd, 0, sizeof(*dd));
+	dd->ndev = ndev;
+	dd->blocked_peer = DRACK_NO_BLOCK;
+	dd->blocked_class = DRACK_NO_BLOCK;
+	spin_lock_init(&dd->rx_lock);
+	INIT_WORK(&dd->request_work, drack_dev_request_work);
+	INIT_WORK(&dd->grant_work, drack_dev_grant_work);
+}
+
+static int drack_validate(struct nlattr *tb[], struct nlattr *data[],
+			  struct netlink_ext_ack *extack)
+{
+	if (tb[IFLA_ADDRESS]) {
+		NL_SET_ERR_MSG_MOD(extack, "the MAC address follows from pool and host id");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int drack_newlink(struct net *src_net, struct net_device *ndev,
+			 struct nlattr *tb[], struct nlattr *data[],
+			 struct netlink_ext_ack *extack)
+{
+	struct drack_dev *dd = netdev_priv(ndev);
+	u32 pool_id = 0, host = DRACK_ANY_HOST;
+	struct drack_pool *pool;
+	int err;
+
+	if (data && data[IFLA_DRACK_POOL])
+		pool_id = nla_get_u32(data[IFLA_DRACK_POOL]);
+	if (data && data[IFLA_DRACK_HOST])
+		host = nla_get_u32(data[IFLA_DRACK_HOST]);
+
+	mutex_lock(&drack_pools_lock);
+	pool = drack_pool_find(pool_id);
+	if (!pool) {
+		NL_SET_ERR_MSG_ATTR(extack, data ? data[IFLA_DRACK_POOL] : NULL,
+				    "no such pool");
+		err = -ENODEV;
+	} else {
+		err = drack_dev_join(dd, pool, host, extack);
+	}
+	mutex_unlock(&drack_pools_lock);
+	if (err)
+		return err;
+
+	netif_napi_add(ndev, &dd->napi, drack_napi_poll);
+	netif_carrier_off(ndev);
+	err = register_netdevice(ndev);
+	if (err) {
+		/* ndo_uninit has run if registration got that far. */
+		if (!dd->leaving)
+			drack_dev_leave(dd);
+		netif_napi_del(&dd->napi);
+		return err;
+	}
+	drack_dev_request_sections(dd);
+	drack_pool_peers_changed(pool);
+	drack_nl_host_notify(pool, dd->host, DRACK_HOST_UP);
+	return 0;
+}
+
+static const struct nla_policy drack_policy[IFLA_DRACK_MAX + 1] = {
+	[IFLA_DRACK_POOL] = NLA_POLICY_MAX(NLA_U32, U8_MAX),
+	[IFLA_DRACK_HOST] = NLA_POLICY_MAX(NLA_U32, DRACK_MAX_HOSTS - 1),
+};
+
+static size_t drack_get_size(const struct net_device *ndev)
+{
+	return nla_total_size(sizeof(u32)) * 2;
+}
+
+static int drack_fill_info(struct sk_buff *skb, const struct net_device *ndev)
+{
+	struct drack_dev *dd = netdev_priv(ndev);
+
+	if (nla_put_u32(skb, IFLA_DRACK_POOL, dd->pool->id) ||
+	    nla_put_u32(skb, IFLA_DRACK_HOST, dd->host))
+		return -EMSGSIZE;
+	return 0;
+}
+
+struct rtnl_link_ops drack_link_ops __read_mostly = {
+	.kind = "drack",
+	.priv_size = sizeof(struct drack_dev),
+	.setup = drack_setup,
+	.validate = drack_validate,
+	.newlink = drack_newlink,
+	.maxtype = IFLA_DRACK_MAX,
+	.policy = drack_policy,
+	.get_size = drack_get_size,
+	.fill_info = drack_fill_info,
+};

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * drack: a rack of hosts sharing a memory pool, as one network.
+ */
+#include <linux/module.h>
+#include <net/genetlink.h>
+#include <net/rtnetlink.h>
+#include "device.h"
+#include "pool.h"
+
+static int __init drack_init(void)
+{
+	int err;
+
+	err = drack_nl_init();
+	if (err)
+		return err;
+	err = drack_ram_init();
+	if (err)
+		goto err_nl;
+	err = rtnl_link_register(&drack_link_ops);
+	if (err)
+		goto err_ram;
+	return 0;
+
+err_ram:
+	drack_ram_exit();
+err_nl:
+	drack_nl_exit();
+	return err;
+}
+
+static void __exit drack_exit(void)
+{
+	rtnl_link_unregister(&drack_link_ops);
+	drack_ram_exit();
+	drack_nl_exit();
+}
+
+module_init(drack_init);
+module_exit(drack_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("drack: rack network over a shared memory pool");
+MODULE_AUTHOR("The drack authors");
+MODULE_ALIAS_RTNL_LINK("drack");
+MODULE_ALIAS_GENL_FAMILY(DRACK_GENL_NAME);

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Pool core: format, validation of a pool's superblock, the pool list,
+ * Section grants and the heartbeat that drives every local host.
+ */
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include "device.h"
+#include "pool.h"
+#include "ring.h"
+
+LIST_HEAD(drack_pools);
+DEFINE_MUTEX(drack_pools_lock);
+
+#define DRACK_REF_RING_ENTRIES		256
+#define DRACK_RET_RING_ENTRIES		256
+#define DRACK_GRANT_RING_ENTRIES	64
+#define DRACK_RING_MIN			8
+#define DRACK_RING_MAX			4096
+
+int drack_pool_format(void *base, u64 size, u32 id, u32 max_hosts)
+{
+	struct drack_superblock *sb = base;
+	struct drack_geometry g;
+	u32 s;
+
+	if (max_hosts < 2 || max_hosts > DRACK_MAX_HOSTS || id > U8_MAX)
+		return -EINVAL;
+	if (drack_layout(&g, size, max_hosts, DRACK_REF_RING_ENTRIES,
+			 DRACK_RET_RING_ENTRIES, DRACK_GRANT_RING_ENTRIES))
+		return -ENOSPC;
+
+	memset(base, 0, g.host_area_off + (u64)max_hosts * g.host_area_size);
+	for (s = 0; s < g.section_count; s++) {
+		struct drack_section_entry *e = (void *)((u8 *)base +
+					drack_section_entry_off(&g, s));
+
+		e->owner = cpu_to_le16(s < g.meta_sections ?
+				       DRACK_SECTION_META : DRACK_SECTION_FREE);
+	}
+
+	sb->version = cpu_to_le32(DRACK_POOL_VERSION);
+	sb->sb_size = cpu_to_le32(sizeof(*sb));
+	sb->pool_size = cpu_to_le64(g.pool_size);
+	sb->section_shift = cpu_to_le32(DRACK_SECTION_SHIFT);
+	sb->section_count = cpu_to_le32(g.section_count);
+	sb->meta_sections = cpu_to_le32(g.meta_sections);
+	sb->max_hosts = cpu_to_le32(max_hosts);
+	sb->ref_ring_entries = cpu_to_le32(g.ref_ring_entries);
+	sb->ret_ring_entries = cpu_to_le32(g.ret_ring_entries);
+	sb->grant_ring_entries = cpu_to_le32(g.grant_ring_entries);
+	sb->pool_id = cpu_to_le32(id);
+	sb->host_table_off = cpu_to_le64(g.host_table_off);
+	sb->section_table_off = cpu_to_le64(g.section_table_off);
+	sb->host_area_off = cpu_to_le64(g.host_area_off);
+	sb->host_area_size = cpu_to_le64(g.host_area_size);
+	/* Readers check the magic first: write it last. */
+	smp_wmb();
+	WRITE_ONCE(sb->magic, cpu_to_le64(DRACK_POOL_MAGIC));
+	return 0;
+}
+
+static bool drack_ring_size_ok(u32 n)
+{
+	return is_power_of_2(n) && n >= DRACK_RING_MIN && n <= DRACK_RING_MAX;
+}
+
+/*
+ * The superblock is as untrusted as the rest of the pool: recompute the
+ * layout from its scalar parameters and require the stored offsets to match.
+ */
+static int drack_pool_validate(const struct drack_superblock *sb, u64 size,
+			       struct drack_geometry *g, u32 *id)
+{
+	u64 pool_size = le64_to_cpu(sb->pool_size);
+	u32 max_hosts = le32_to_cpu(sb->max_hosts);
+	u32 ref = le32_to_cpu(sb->ref_ring_entries);
+	u32 ret = le32_to_cpu(sb->ret_ring_entries);
+	u32 grant = le32_to_cpu(sb->grant_ring_entries);
+
+	if (le64_to_cpu(sb->magic) != DRACK_POOL_MAGIC ||
+	    le32_to_cpu(sb->version) != DRACK_POOL_VERSION ||
+	    le32_to_cpu(sb->section_shift) != DRACK_SECTION_SHIFT)
+		return -EPROTO;
+	if (pool_size > size || pool_size < DRACK_MIN_POOL_SIZE ||
+	    pool_size & (DRACK_SECTION_SIZE - 1) ||
+	    max_hosts < 2 || max_hosts > DRACK_MAX_HOSTS ||
+	    !drack_ring_size_ok(ref) || !drack_ring_size_ok(ret) ||
+	    !drack_ring_size_ok(grant) || le32_to_cpu(sb->pool_id) > U8_MAX)
+		return -EINVAL;
+	if (drack_layout(g, pool_size, max_hosts, ref, ret, grant))
+		return -EINVAL;
+	if (g->section_count != le32_to_cpu(sb->section_count) ||
+	    g->meta_sections != le32_to_cpu(sb->meta_sections) ||
+	    g->host_table_off != le64_to_cpu(sb->host_table_off) ||
+	    g->section_table_off != le64_to_cpu(sb->section_table_off) ||
+	    g->host_area_off != le64_to_cpu(sb->host_area_off) ||
+	    g->host_area_size != le64_to_cpu(sb->host_area_size))
+		return -EINVAL;
+	*id = le32_to_cpu(sb->pool_id);
+	return 0;
+}
+
+struct drack_pool *drack_pool_find(u32 id)
+{
+	struct drack_pool *pool;
+
+	lockdep_assert_held(&drack_pools_lock);
+	list_for_each_entry(pool, &drack_pools, node)
+		if (pool->id == id)
+			return pool;
+	return NULL;
+}
+
+static void drack_pool_heartbeat(struct work_struct *work)
+{
+	struct drack_pool *pool = container_of(to_delayed_work(work),
+					       struct drack_pool, heartbeat);
+	struct drack_dev *dd;
+	u32 h;
+
+	rcu_read_lock();
+	for (h = 0; h < pool->geo.max_hosts; h++) {
+		dd = rcu_dereference(pool->local[h]);
+		if (dd)
+			drack_dev_tick(dd);
+	}
+	rcu_read_unlock();
+	schedule_delayed_work(&pool->heartbeat,
+			      msecs_to_jiffies(DRACK_HEARTBEAT_MS));
+}
+
+int drack_pool_register(struct drack_pool *pool, void *base, u64 size,
+			const struct drack_backend_ops *ops)
+{
+	int err;
+	u32 id;
+
+	err = drack_pool_validate(base, size, &pool->geo, &id);
+	if (err) {
+		pr_err("drack: pool at %p is not a valid version %u pool (%d)\n",
+		       base, DRACK_POOL_VERSION, err);
+		return err;
+	}
+	pool->id = id;
+	pool->base = base;
+	pool->ops = ops;
+	mutex_init(&pool->lock);
+	INIT_DELAYED_WORK(&pool->heartbeat, drack_pool_heartbeat);
+
+	mutex_lock(&drack_pools_lock);
+	if (drack_pool_find(id)) {
+		err = -EEXIST;
+		goto unlock;
+	}
+	err = drack_chardev_register(pool);
+	if (err)
+		goto unlock;
+	list_add_tail(&pool->node, &drack_pools);
+	schedule_delayed_work(&pool->heartbeat,
+			      msecs_to_jiffies(DRACK_HEARTBEAT_MS));
+	pr_info("drack: pool %u: %s, %llu MB, %u Sections (%u metadata), %u hosts\n",
+		id, ops->name, pool->geo.pool_size >> 20,
+		pool->geo.section_count, pool->geo.meta_sections,
+		pool->geo.max_hosts);
+unlock:
+	mutex_unlock(&drack_pools_lock);
+	return err;
+}
+
+void drack_pool_unregister(struct drack_pool *pool)
+{
+	mutex_lock(&drack_pools_lock);
+	list_del(&pool->node);
+	mutex_unlock(&drack_pools_lock);
+	cancel_delayed_work_sync(&pool->heartbeat);
+	drack_chardev_unregister(pool);
+}
+
+u32 drack_pool_host_sections(struct drack_pool *pool, u32 host)
+{
+	u32 s, n = 0;
+
+	for (s = pool->geo.meta_sections; s < pool->geo.section_count; s++)
+		n += drack_section_owner(pool, s) == host;
+	return n;
+}
+
+u32 drack_pool_free_sections(struct drack_pool *pool)
+{
+	return drack_pool_host_sections(pool, DRACK_SECTION_FREE);
+}
+
+int drack_pool_grant(struct drack_pool *pool, u32 host, u32 section,
+		     u32 buf_class, struct netlink_ext_ack *extack)
+{
+	struct drack_section_entry *e;
+	struct drack_grant *g;
+	struct drack_ring ring;
+	u32 gen, prod;
+	int err = 0;
+
+	mutex_lock(&pool->lock);
+	if (host >= pool->geo.max_hosts) {
+		NL_SET_ERR_MSG(extack, "host id out of range for this pool");
+		err = -EINVAL;
+	} else if (drack_host_state(pool, host) != DRACK_HOST_UP) {
+		NL_SET_ERR_MSG(extack, "host is not up");
+		err = -ENOENT;
+	} else if (section >= pool->geo.section_count) {
+		NL_SET_ERR_MSG(extack, "Section id out of range");
+		err = -EINVAL;
+	} else if (section < pool->geo.meta_sections) {
+		NL_SET_ERR_MSG(extack, "Section holds pool metadata");
+		err = -EINVAL;
+	} else if (drack_section_owner(pool, section) != DRACK_SECTION_FREE) {
+		NL_SET_ERR_MSG(extack, "Section is not free");
+		err = -EBUSY;
+	} else if (buf_class >= DRACK_NR_CLASSES) {
+		NL_SET_ERR_MSG(extack, "unknown Buffer class");
+		err = -EINVAL;
+	}
+	if (err)
+		goto out;
+
+	drack_ring_init(&ring, pool, drack_grant_ring_off(&pool->geo, host),
+			pool->geo.grant_ring_entries, sizeof(*g));
+	if (!drack_ring_space(&ring)) {
+		NL_SET_ERR_MSG(extack, "host's grant ring is full");
+		err = -ENOBUFS;
+		goto out;
+	}
+
+	e = drack_section_entry(pool, section);
+	gen = le32_to_cpu(e->generation) + 1;
+	e->buf_class = buf_class;
+	e->generation = cpu_to_le32(gen);
+	smp_wmb(); /* class and generation before ownership */
+	WRITE_ONCE(e->owner, cpu_to_le16(host));
+
+	prod = drack_ring_prod(&ring);
+	g = drack_ring_slot(&ring, prod);
+	g->section = cpu_to_le32(section);
+	g->generation = cpu_to_le32(gen);
+	drack_ring_publish(&ring, prod, prod + 1);
+	drack_pool_kick(pool, host);
+out:
+	mutex_unlock(&pool->lock);
+	return err;
+}
+
+void drack_pool_peers_changed(struct drack_pool *pool)
+{
+	struct drack_dev *dd;
+	u32 h;
+
+	rcu_read_lock();
+	for (h = 0; h < pool->geo.max_hosts; h++) {
+		dd = rcu_dereference(pool->local[h]);
+		if (dd)
+			drack_dev_update_carrier(dd);
+	}
+	rcu_read_unlock();
+}
