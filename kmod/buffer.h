@@ -28,14 +28,15 @@ struct drack_class_alloc {
 	u32 total;		/* Buffers in owned Sections */
 	u32 sections;
 	bool requested;		/* a Section request is outstanding */
-	unsigned long requested_at;
+	unsigned long requested_at;	/* since when */
+	unsigned long asked_at;		/* last event sent to the FM */
 };
 
 /* Buffer offsets are multiples of the smallest class. */
 #define DRACK_BUF_SHIFT DRACK_CLASS_SHIFT(DRACK_CLASS_2K)
 
 struct drack_alloc {
-	spinlock_t lock;
+	spinlock_t lock;		/* free stacks and lent-to records */
 	struct drack_pool *pool;
 	u32 host;
 	struct drack_class_alloc cls[DRACK_NR_CLASSES];

@@ -95,6 +95,7 @@ void drack_dev_request_sections(struct drack_dev *dd)
 			continue;
 		a->cls[c].requested = true;
 		a->cls[c].requested_at = jiffies;
+		a->cls[c].asked_at = jiffies;
 		ask = true;
 	}
 	spin_unlock_bh(&a->lock);
@@ -198,8 +199,10 @@ void drack_dev_tick(struct drack_dev *dd)
 
 		if (!ca->requested)
 			continue;
-		if (time_after(jiffies, ca->requested_at + DRACK_REQUEST_RETRY))
+		if (time_after(jiffies, ca->asked_at + DRACK_REQUEST_RETRY)) {
+			ca->asked_at = jiffies;
 			retry = true;
+		}
 		if (!ca->nfree && time_after(jiffies, ca->requested_at +
 					     DRACK_NO_SECTIONS_WARN))
 			starved = true;
@@ -317,7 +320,7 @@ static u32 drack_dev_wait_returns(struct drack_dev *dd)
 		}
 		if (!lent || i * 10 >= DRACK_LEAVE_WAIT_MS)
 			return lent;
-		msleep(10);
+		usleep_range(10000, 20000);
 	}
 }
 

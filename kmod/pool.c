@@ -9,6 +9,7 @@
 #include "pool.h"
 #include "ring.h"
 
+/* Every pool of this kernel; the lock also orders link creation. */
 LIST_HEAD(drack_pools);
 DEFINE_MUTEX(drack_pools_lock);
 

@@ -54,10 +54,20 @@ static inline u32 drack_ring_cons(const struct drack_ring *r)
 /* Producer: free slots; 0 also when the consumer index is garbage. */
 static inline u32 drack_ring_space(const struct drack_ring *r)
 {
-	u32 used = drack_ring_prod(r) -
-		   le32_to_cpu(smp_load_acquire(&r->hdr->cons));
+	u32 used;
+
+	/* Pairs with drack_ring_consume(): the slot is no longer read. */
+	used = drack_ring_prod(r) -
+	       le32_to_cpu(smp_load_acquire(&r->hdr->cons));
 
 	return used > r->size ? 0 : r->size - used;
+}
+
+/* Producer: make entries up to @prod visible, without a doorbell. */
+static inline void drack_ring_produce(struct drack_ring *r, u32 prod)
+{
+	/* Pairs with drack_ring_avail(): entries are written first. */
+	smp_store_release(&r->hdr->prod, cpu_to_le32(prod));
 }
 
 /*
@@ -68,8 +78,9 @@ static inline bool drack_ring_publish(struct drack_ring *r, u32 old, u32 prod)
 {
 	u32 event;
 
-	smp_store_release(&r->hdr->prod, cpu_to_le32(prod));
-	smp_mb(); /* publish prod before reading the consumer's wish */
+	drack_ring_produce(r, prod);
+	/* Pairs with drack_ring_arm(): prod is visible before the wish read. */
+	smp_mb();
 	event = le32_to_cpu(READ_ONCE(r->hdr->event));
 	return (u32)(prod - event - 1) < (u32)(prod - old);
 }
@@ -83,6 +94,7 @@ static inline int drack_ring_avail(const struct drack_ring *r, u32 *cons)
 	u32 n;
 
 	*cons = drack_ring_cons(r);
+	/* Pairs with drack_ring_produce(): entries are read after prod. */
 	n = le32_to_cpu(smp_load_acquire(&r->hdr->prod)) - *cons;
 	return n > r->size ? -1 : (int)n;
 }
@@ -90,6 +102,7 @@ static inline int drack_ring_avail(const struct drack_ring *r, u32 *cons)
 /* Consumer: release entries up to @cons to the producer. */
 static inline void drack_ring_consume(struct drack_ring *r, u32 cons)
 {
+	/* Pairs with drack_ring_space(): entries are read before release. */
 	smp_store_release(&r->hdr->cons, cpu_to_le32(cons));
 }
 
@@ -108,7 +121,8 @@ static inline bool drack_ring_arm(struct drack_ring *r)
 	u32 cons = drack_ring_cons(r);
 
 	WRITE_ONCE(r->hdr->event, cpu_to_le32(cons));
-	smp_mb(); /* publish the wish before re-reading prod */
+	/* Pairs with drack_ring_publish(): wish visible before prod re-read. */
+	smp_mb();
 	return drack_ring_prod(r) != cons;
 }
 

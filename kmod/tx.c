@@ -73,7 +73,7 @@ static int drack_tx_one(struct drack_dev *dd, struct sk_buff *skb, u32 peer,
 	ref->src = cpu_to_le16(dd->host);
 	ref->flags = cpu_to_le16(flags);
 	memcpy(&ref->vnet, vnet, sizeof(*vnet));
-	smp_store_release(&r->hdr->prod, cpu_to_le32(prod + 1));
+	drack_ring_produce(r, prod + 1);
 	dd->kick_pending |= BIT_ULL(peer);
 
 	dd->tx.refs++;
