@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* DRACK_CMD_HOST_GET: the used slots of one pool's host table. */
+#include <errno.h>
+#include <string.h>
+#include "internal.h"
+
+struct dl_host_walk {
+	uint32_t pool;
+	drack_host_cb cb;
+	void *arg;
+};
+
+static int dl_host_parse(struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[DRACK_A_MAX + 1];
+	struct dl_host_walk *w = arg;
+	struct drack_host_info h;
+
+	if (dl_attrs(nlh, tb))
+		return -EPROTO;
+	memset(&h, 0, sizeof(h));
+	h.pool = tb[DRACK_A_POOL_ID] ? dl_u32(tb, DRACK_A_POOL_ID) : w->pool;
+	h.id = dl_u32(tb, DRACK_A_HOST_ID);
+	h.state = dl_u32(tb, DRACK_A_HOST_STATE);
+	h.flags = dl_u32(tb, DRACK_A_HOST_FLAGS);
+	if (tb[DRACK_A_HOST_MAC])
+		memcpy(h.mac, nla_data(tb[DRACK_A_HOST_MAC]), sizeof(h.mac));
+	h.heartbeat = dl_u64(tb, DRACK_A_HOST_HEARTBEAT);
+	h.sections = dl_u32(tb, DRACK_A_HOST_SECTIONS);
+	h.ifindex = dl_u32(tb, DRACK_A_HOST_IFINDEX);
+	return w->cb(&h, w->arg);
+}
+
+int drack_host_list(struct drack_nl *nl, uint32_t pool, drack_host_cb cb,
+		    void *arg)
+{
+	struct dl_host_walk w = { .pool = pool, .cb = cb, .arg = arg };
+	struct nl_msg *msg = dl_msg(nl, DRACK_CMD_HOST_GET, NLM_F_DUMP);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, DRACK_A_POOL_ID, pool) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	return dl_txn(nl->sk, msg, dl_host_parse, &w, NULL, 0);
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libdrack: a small client of the drack generic netlink family.
+ *
+ * Every function returning int returns 0 (or a count) on success and a
+ * negative errno on failure. A missing "drack" family (drack.ko not
+ * loaded) is -ENOENT. Structures hold native-endian copies; list
+ * callbacks get a pointer valid only during the call and stop the walk
+ * by returning non-zero, which the list function then returns. Do not
+ * call into the same struct drack_nl from inside a callback.
+ *
+ * Host states, Buffer classes and DRACK_SECTION_FREE/META are in the pool
+ * format header, installed as <drack/uapi/drack.h>.
+ */
+#ifndef _DRACK_DRACK_H
+#define _DRACK_DRACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DRACK_ERRMSG_MAX	128	/* a useful size for errbuf */
+
+struct drack_nl;
+struct drack_events;
+
+struct drack_pool_info {
+	uint32_t id;
+	char backend[16];
+	uint64_t size;			/* bytes */
+	uint32_t section_size;		/* bytes */
+	uint32_t section_count;
+	uint32_t meta_sections;		/* Sections [0, meta) hold metadata */
+	uint32_t free_sections;
+	uint32_t max_hosts;
+};
+
+struct drack_host_info {
+	uint32_t pool;
+	uint32_t id;
+	uint32_t state;			/* enum drack_host_state */
+	uint32_t flags;			/* DRACK_HOST_F_* */
+	uint8_t mac[6];
+	uint64_t heartbeat;
+	uint32_t sections;		/* Sections owned */
+	uint32_t ifindex;		/* 0: not a netdev of this kernel */
+};
+
+struct drack_section_info {
+	uint32_t pool;
+	uint32_t id;
+	uint32_t owner;			/* host id, DRACK_SECTION_FREE/META */
+	uint32_t buf_class;		/* enum drack_buf_class */
+	uint32_t generation;
+};
+
+enum drack_event_type {
+	DRACK_EVENT_SECTION_REQUEST,	/* pool, host, buf_class, count */
+	DRACK_EVENT_HOST_NOTIFY,	/* pool, host, state */
+};
+
+struct drack_event {
+	enum drack_event_type type;
+	uint32_t pool;
+	uint32_t host;
+	uint32_t buf_class;
+	uint32_t count;
+	uint32_t state;
+};
+
+typedef int (*drack_pool_cb)(const struct drack_pool_info *pool, void *arg);
+typedef int (*drack_host_cb)(const struct drack_host_info *host, void *arg);
+typedef int (*drack_section_cb)(const struct drack_section_info *section,
+				void *arg);
+typedef void (*drack_event_cb)(const struct drack_event *event, void *arg);
+
+/* Requests. drack_nl_open() returns NULL and sets errno on failure. */
+struct drack_nl *drack_nl_open(void);
+void drack_nl_close(struct drack_nl *nl);
+/*
+ * Check that the family is still the one resolved at open: 0 if so,
+ * 1 if drack.ko was reloaded meanwhile (the handle now uses the new
+ * family; reopen event handles), -ENOENT if it is gone.
+ */
+int drack_nl_check(struct drack_nl *nl);
+
+int drack_pool_list(struct drack_nl *nl, drack_pool_cb cb, void *arg);
+int drack_pool_get(struct drack_nl *nl, uint32_t pool,
+		   struct drack_pool_info *info);
+/* Hosts whose slot is in use, in host id order. */
+int drack_host_list(struct drack_nl *nl, uint32_t pool, drack_host_cb cb,
+		    void *arg);
+int drack_section_list(struct drack_nl *nl, uint32_t pool,
+		       drack_section_cb cb, void *arg);
+/*
+ * Fabric manager: give free Section @section of @pool to @host for
+ * Buffers of @buf_class. Needs CAP_NET_ADMIN. On failure the kernel's
+ * message, if any, goes to @errbuf (may be NULL), else it is emptied.
+ */
+int drack_section_grant(struct drack_nl *nl, uint32_t pool, uint32_t host,
+			uint32_t section, uint32_t buf_class, char *errbuf,
+			size_t errlen);
+
+/*
+ * Events: a non-blocking socket subscribed to the "events" group. Poll
+ * drack_events_fd() for POLLIN, then drack_events_read() hands every
+ * queued event to @cb and returns how many there were, or -ENOBUFS when
+ * the socket overflowed and events were lost (the handle stays usable;
+ * re-read the tables to catch up).
+ */
+struct drack_events *drack_events_open(void);
+void drack_events_close(struct drack_events *ev);
+int drack_events_fd(const struct drack_events *ev);
+int drack_events_read(struct drack_events *ev, drack_event_cb cb, void *arg);
+
+/* Names for printing; "?" for values out of range. */
+const char *drack_host_state_name(uint32_t state);
+const char *drack_class_name(uint32_t buf_class);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* _DRACK_DRACK_H */

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* libdrack internals: one request socket, transactions, attribute parsing. */
+#ifndef _LIBDRACK_INTERNAL_H
+#define _LIBDRACK_INTERNAL_H
+
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/genl/genl.h>
+#include "uapi/drack.h"
+#include "drack/drack.h"
+
+struct drack_nl {
+	struct nl_sock *sk;
+	int family;
+};
+
+/* Called for every reply message; non-zero stops the user's walk. */
+typedef int (*dl_parse_fn)(struct nlmsghdr *nlh, void *arg);
+
+extern struct nla_policy dl_policy[DRACK_A_MAX + 1];
+
+/* A connected generic netlink socket with extended ACKs, or NULL, errno. */
+struct nl_sock *dl_socket(void);
+/*
+ * The id of the drack family and, if @group is not NULL, of its events
+ * group, from a dump of the controller: unlike a by-name lookup, this
+ * never makes the kernel try to load drack.ko. -ENOENT if absent.
+ */
+int dl_family(struct nl_sock *sk, int *group);
+
+struct nl_msg *dl_msg(struct drack_nl *nl, uint8_t cmd, int flags);
+/* Parse a drack message's attributes with dl_policy: 0 or -EPROTO. */
+int dl_attrs(struct nlmsghdr *nlh, struct nlattr **tb);
+/*
+ * Send @msg (consumed) and read replies up to the final ACK, error or
+ * end of dump. Returns 0, the first non-zero value of @parse, or -errno;
+ * the kernel's extack message goes to @errbuf when given.
+ */
+int dl_txn(struct nl_sock *sk, struct nl_msg *msg, dl_parse_fn parse,
+	   void *arg, char *errbuf, size_t errlen);
+int dl_errno(int nlerr);
+/* Copy NLMSGERR_ATTR_MSG of the TLVs in [tlv, end) to @errbuf. */
+void dl_extack(const void *tlv, const void *end, char *errbuf,
+	       size_t errlen);
+
+static inline uint32_t dl_u32(struct nlattr **tb, int type)
+{
+	return tb[type] ? nla_get_u32(tb[type]) : 0;
+}
+
+static inline uint64_t dl_u64(struct nlattr **tb, int type)
+{
+	return tb[type] ? nla_get_u64(tb[type]) : 0;
+}
+
+#endif /* _LIBDRACK_INTERNAL_H */

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Printable names of uapi enums. */
+#include "internal.h"
+
+static const char *const dl_state_names[DRACK_HOST_NR_STATES] = {
+	[DRACK_HOST_FREE]	= "free",
+	[DRACK_HOST_JOINING]	= "joining",
+	[DRACK_HOST_UP]		= "up",
+	[DRACK_HOST_LEAVING]	= "leaving",
+	[DRACK_HOST_DEAD]	= "dead",
+};
+
+static const char *const dl_class_names[DRACK_NR_CLASSES] = {
+	[DRACK_CLASS_2K]	= "2k",
+	[DRACK_CLASS_64K]	= "64k",
+};
+
+const char *drack_host_state_name(uint32_t state)
+{
+	return state < DRACK_HOST_NR_STATES ? dl_state_names[state] : "?";
+}
+
+const char *drack_class_name(uint32_t buf_class)
+{
+	return buf_class < DRACK_NR_CLASSES ? dl_class_names[buf_class] : "?";
+}

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The request socket: family resolution, and transactions that collect
+ * the kernel's errno and extended ACK message, which libnl 3.7 drops.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
+#include "internal.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+/* What replies may carry; checked by genlmsg_parse before any nla_get. */
+struct nla_policy dl_policy[DRACK_A_MAX + 1] = {
+	[DRACK_A_POOL_ID]		= { .type = NLA_U32 },
+	[DRACK_A_POOL_BACKEND]		= { .type = NLA_STRING },
+	[DRACK_A_POOL_SIZE]		= { .type = NLA_U64 },
+	[DRACK_A_POOL_SECTION_SIZE]	= { .type = NLA_U32 },
+	[DRACK_A_POOL_SECTION_COUNT]	= { .type = NLA_U32 },
+	[DRACK_A_POOL_META_SECTIONS]	= { .type = NLA_U32 },
+	[DRACK_A_POOL_FREE_SECTIONS]	= { .type = NLA_U32 },
+	[DRACK_A_POOL_MAX_HOSTS]	= { .type = NLA_U32 },
+	[DRACK_A_HOST_ID]		= { .type = NLA_U32 },
+	[DRACK_A_HOST_STATE]		= { .type = NLA_U32 },
+	[DRACK_A_HOST_FLAGS]		= { .type = NLA_U32 },
+	[DRACK_A_HOST_MAC]		= { .minlen = 6 },
+	[DRACK_A_HOST_IFINDEX]		= { .type = NLA_U32 },
+	[DRACK_A_HOST_SECTIONS]		= { .type = NLA_U32 },
+	[DRACK_A_HOST_HEARTBEAT]	= { .type = NLA_U64 },
+	[DRACK_A_SECTION_ID]		= { .type = NLA_U32 },
+	[DRACK_A_SECTION_OWNER]		= { .type = NLA_U32 },
+	[DRACK_A_SECTION_GENERATION]	= { .type = NLA_U32 },
+	[DRACK_A_CLASS]			= { .type = NLA_U32 },
+	[DRACK_A_COUNT]			= { .type = NLA_U32 },
+};
+
+int dl_errno(int nlerr)
+{
+	switch (nlerr < 0 ? -nlerr : nlerr) {
+	case 0:			return 0;
+	case NLE_NOMEM:		return -ENOMEM;
+	case NLE_OBJ_NOTFOUND:	return -ENOENT;
+	case NLE_PERM:		return -EPERM;
+	case NLE_AGAIN:		return -EAGAIN;
+	case NLE_INTR:		return -EINTR;
+	case NLE_DUMP_INTR:	return -EINTR;
+	case NLE_INVAL:		return -EINVAL;
+	case NLE_RANGE:		return -ERANGE;
+	case NLE_BUSY:		return -EBUSY;
+	case NLE_EXIST:		return -EEXIST;
+	case NLE_MSGSIZE:	return -EMSGSIZE;
+	case NLE_OPNOTSUPP:	return -EOPNOTSUPP;
+	case NLE_AF_NOSUPPORT:	return -EAFNOSUPPORT;
+	case NLE_PROTO_MISMATCH: return -EPROTONOSUPPORT;
+	case NLE_NOACCESS:	return -EACCES;
+	default:		return -EIO;
+	}
+}
+
+struct nl_sock *dl_socket(void)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	int one = 1, err;
+
+	if (!sk) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = genl_connect(sk);
+	if (err < 0) {
+		nl_socket_free(sk);
+		errno = -dl_errno(err);
+		return NULL;
+	}
+	/* Best effort: old kernels just do not send the messages. */
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK,
+		   &one, sizeof(one));
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK,
+		   &one, sizeof(one));
+	return sk;
+}
+
+struct drack_nl *drack_nl_open(void)
+{
+	struct drack_nl *nl;
+	int err;
+
+	nl = calloc(1, sizeof(*nl));
+	if (!nl)
+		return NULL;
+	nl->sk = dl_socket();
+	if (!nl->sk) {
+		err = -errno;
+		goto err_free;
+	}
+	nl->family = dl_family(nl->sk, NULL);
+	if (nl->family < 0) {
+		err = nl->family;
+		goto err_sock;
+	}
+	return nl;
+
+err_sock:
+	nl_socket_free(nl->sk);
+err_free:
+	free(nl);
+	errno = -err;
+	return NULL;
+}
+
+void drack_nl_close(struct drack_nl *nl)
+{
+	if (!nl)
+		return;
+	nl_socket_free(nl->sk);
+	free(nl);
+}
+
+int drack_nl_check(struct drack_nl *nl)
+{
+	int id = dl_family(nl->sk, NULL);
+
+	if (id < 0)
+		return id;
+	if (id == nl->family)
+		return 0;
+	nl->family = id;
+	return 1;
+}
+
+int dl_attrs(struct nlmsghdr *nlh, struct nlattr **tb)
+{
+	if (genlmsg_parse(nlh, 0, tb, DRACK_A_MAX, dl_policy) < 0)
+		return -EPROTO;
+	return 0;
+}
+
+struct nl_msg *dl_msg(struct drack_nl *nl, uint8_t cmd, int flags)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (!msg)
+		return NULL;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0, flags,
+			 cmd, DRACK_GENL_VERSION)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+void dl_extack(const void *tlv, const void *end, char *errbuf,
+	       size_t errlen)
+{
+	struct nlattr *nla;
+	size_t n;
+	int len, rem;
+
+	if (!errbuf || !errlen || (const char *)end <= (const char *)tlv)
+		return;
+	len = (int)((const char *)end - (const char *)tlv);
+	nla_for_each_attr(nla, (struct nlattr *)tlv, len, rem) {
+		if (nla_type(nla) != NLMSGERR_ATTR_MSG || nla_len(nla) < 1)
+			continue;
+		/* the string need not be NUL terminated within nla_len */
+		n = strnlen(nla_data(nla), (size_t)nla_len(nla));
+		if (n >= errlen)
+			n = errlen - 1;
+		memcpy(errbuf, nla_data(nla), n);
+		errbuf[n] = '\0';
+		return;
+	}
+}
+
+struct dl_txn {
+	uint32_t seq;
+	int done;
+	int err;		/* -errno from the kernel */
+	int stop;		/* what the parser returned to stop the walk */
+	dl_parse_fn parse;
+	void *arg;
+	char *errbuf;
+	size_t errlen;
+};
+
+static int dl_seq_cb(struct nl_msg *msg, void *arg)
+{
+	struct dl_txn *t = arg;
+
+	/* Leftovers of an earlier, interrupted transaction. */
+	return nlmsg_hdr(msg)->nlmsg_seq == t->seq ? NL_OK : NL_SKIP;
+}
+
+static int dl_valid_cb(struct nl_msg *msg, void *arg)
+{
+	struct dl_txn *t = arg;
+
+	if (t->stop || t->err || !t->parse)
+		return NL_OK;	/* keep reading to the end of the reply */
+	t->stop = t->parse(nlmsg_hdr(msg), t->arg);
+	return NL_OK;
+}
+
+/* End of a dump: an int errno, then extack TLVs when flagged. */
+static int dl_finish_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct dl_txn *t = arg;
+	const char *data = nlmsg_data(nlh);
+	int err;
+
+	t->done = 1;
+	if (nlmsg_datalen(nlh) < (int)sizeof(int))
+		return NL_STOP;
+	memcpy(&err, data, sizeof(err));
+	if (err < 0 && !t->err) {
+		t->err = err;
+		if (nlh->nlmsg_flags & NLM_F_ACK_TLVS)
+			dl_extack(data + NLMSG_ALIGN(sizeof(int)),
+				  (const char *)nlh + nlh->nlmsg_len,
+				  t->errbuf, t->errlen);
+	}
+	return NL_STOP;
+}
+
+static int dl_ack_cb(struct nl_msg *msg, void *arg)
+{
+	struct dl_txn *t = arg;
+
+	(void)msg;
+	t->done = 1;
+	return NL_STOP;
+}
+
+static int dl_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	const struct nlmsghdr *nlh = (const void *)((char *)e - NLMSG_HDRLEN);
+	struct dl_txn *t = arg;
+	const char *tlv;
+
+	(void)nla;
+	if (nlh->nlmsg_seq != t->seq)
+		return NL_SKIP;
+	t->done = 1;
+	t->err = e->error;
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return NL_STOP;
+	tlv = (const char *)&e->msg;
+	if (nlh->nlmsg_flags & NLM_F_CAPPED)
+		tlv += sizeof(e->msg);
+	else
+		tlv += NLMSG_ALIGN(e->msg.nlmsg_len);
+	dl_extack(tlv, (const char *)nlh + nlh->nlmsg_len, t->errbuf,
+		  t->errlen);
+	return NL_STOP;
+}
+
+int dl_txn(struct nl_sock *sk, struct nl_msg *msg, dl_parse_fn parse,
+	   void *arg, char *errbuf, size_t errlen)
+{
+	struct dl_txn t = {
+		.parse = parse, .arg = arg, .errbuf = errbuf, .errlen = errlen,
+	};
+	struct nl_cb *cb;
+	int err;
+
+	if (errbuf && errlen)
+		errbuf[0] = '\0';
+	if (!msg)
+		return -ENOMEM;
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	err = nl_send_auto(sk, msg);
+	t.seq = nlmsg_hdr(msg)->nlmsg_seq;
+	nlmsg_free(msg);
+	if (err < 0) {
+		err = dl_errno(err);
+		goto out;
+	}
+
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, dl_seq_cb, &t);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, dl_valid_cb, &t);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, dl_finish_cb, &t);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, dl_ack_cb, &t);
+	nl_cb_err(cb, NL_CB_CUSTOM, dl_err_cb, &t);
+
+	while (!t.done) {
+		err = nl_recvmsgs(sk, cb);
+		if (err < 0 && !t.done) {
+			t.err = dl_errno(err);
+			break;
+		}
+	}
+	err = t.err ? t.err : t.stop;
+out:
+	nl_cb_put(cb);
+	return err;
+}

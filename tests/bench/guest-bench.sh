@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# guest-bench.sh: the guest half of tests/bench/bench.sh.
+#
+#   h0 rack0 198.18.0.1   <-- drack pool -->  h1 rack0 198.18.0.2
+#   v0 veth0 198.18.0.101 <-- veth pair  -->  v1 veth1 198.18.0.102
+#
+# Server in h0/v0, client in h1/v1; one measurement at a time.
+DRACK_TEST=bench
+. "$(dirname "$0")/../net/lib.sh"
+
+SECS=${DRACK_BENCH_SECS:-10}
+D=$DRACK_LOGDIR
+
+setup() {
+	drack_load && drack_start_fmd && drack_hosts 2 || return 1
+	drack_netns_add v0 && drack_netns_add v1 || return 1
+	ip link add veth0 netns v0 type veth peer name veth1 netns v1 || return 1
+	ip -n v0 addr add 198.18.0.101/24 dev veth0 && ip -n v0 link set veth0 up &&
+		ip -n v1 addr add 198.18.0.102/24 dev veth1 && ip -n v1 link set veth1 up || return 1
+	wait_for 10 ping_once v1 198.18.0.101 || { echo "veth does not work"; return 1; }
+}
+if ! setup >"$D/setup.log" 2>&1; then
+	cat "$D/setup.log"
+	exit 1
+fi
+
+declare -A VAL=()
+emit() { # METRIC PATH VALUE UNIT
+	VAL[$1.$2]=$3
+	echo "BENCH metric=$1 path=$2 value=$3 unit=$4"
+}
+
+# tcp NS SERVER_NS DST METRIC PATH STREAMS
+tcp() {
+	local out=$D/$4-$5.json v
+	iperf_server "$2" 5201 >/dev/null || true
+	in_ns "$1" timeout $((SECS + 60)) iperf3 -c "$3" -p 5201 -J -t "$SECS" -P "$6" >"$out" 2>"$out.err"
+	v=$(python3 -c 'import json,sys; print("%.3f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e9))' "$out" 2>/dev/null) ||
+		{ echo "# $5 $4 failed: $(tail -c 300 "$out")"; v=nan; }
+	emit "$4" "$5" "$v" Gbit/s
+	drack_kill_bg
+}
+
+# pp NS SERVER_NS DST PATH
+pp() {
+	local out=$D/pp-$4.log v
+	bg "sockperf-$4" ip netns exec "$2" timeout $((SECS + 60)) sockperf sr --tcp -i "$3" -p 11111
+	wait_for 10 eval "in_ns $2 ss -Hltn 'sport = :11111' | grep -q LISTEN"
+	in_ns "$1" timeout $((SECS + 60)) sockperf pp --tcp -i "$3" -p 11111 -m 64 -t "$SECS" >"$out" 2>&1
+	v=$(sed 's/\x1b\[[0-9;]*m//g' "$out" | sed -n 's/.*avg-latency=\([0-9.]*\).*/\1/p' | tail -n 1)
+	[[ -n $v ]] || { echo "# sockperf $4 failed: $(tail -n 3 "$out")"; v=nan; }
+	emit tcp_pingpong_64b_latency "$4" "$v" us
+	drack_kill_bg
+}
+
+echo "# guest $(uname -r), $(nproc) vCPUs, ${SECS} s per run"
+for streams in 1 4; do
+	tcp h1 h0 198.18.0.1 "tcp_${streams}stream" rack0 "$streams"
+	tcp v1 v0 198.18.0.101 "tcp_${streams}stream" veth "$streams"
+done
+pp h1 h0 198.18.0.1 rack0
+pp v1 v0 198.18.0.101 veth
+
+echo
+printf '%-28s %12s %12s %12s\n' metric rack0 veth rack0/veth
+for m in tcp_1stream tcp_4stream tcp_pingpong_64b_latency; do
+	unit=Gbit/s; [[ $m == *latency ]] && unit=us
+	r=${VAL[$m.rack0]:-nan} v=${VAL[$m.veth]:-nan}
+	ratio=$(python3 -c 'import sys; a, b = sys.argv[1:]; print("%.2f" % (float(a) / float(b)) if float(b) else "nan")' "$r" "$v" 2>/dev/null || echo nan)
+	printf '%-28s %12s %12s %12s\n' "$m ($unit)" "$r" "$v" "$ratio"
+	echo "BENCH metric=$m ratio_rack0_veth=$ratio"
+done
+echo
+echo "# fewer us is better for latency; higher Gbit/s is better for throughput"
+drack_cleanup >/dev/null 2>&1
+for ns in v0 v1; do ip netns del $ns 2>/dev/null; done
+exit 0

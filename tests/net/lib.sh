@@ -1,0 +1,489 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# Helpers for the drack netns tests; source it from a test script:
+#   . "$(dirname "$0")/lib.sh"
+#
+# Every test script runs as root in a QEMU guest (tests/guest-suite.sh),
+# sets up and tears down everything itself and prints KTAP on stdout:
+#
+#   ktap_plan N                  KTAP header and plan
+#   ktap_ok NAME / ktap_fail NAME WHY... / ktap_skip NAME WHY
+#   ktap_check NAME CMD...       ok if CMD succeeds, else not ok with its output
+#   ktap_finish                  reports planned tests never run as failed, exits
+#
+#   drack_setup N [MTU] [PARAMS] insmod, fmd, N hosts h0..hN-1 (one KTAP result)
+#   drack_load [PARAMS...]       insmod kmod/drack.ko PARAMS
+#   drack_start_fmd              tools/drack-fmd -v in the background
+#   drack_hosts N [MTU]          netns h0..hN-1 with rack0 up, 198.18.0.(i+1)/24,
+#                                2001:db8:d7::(i+1)/64
+#   drack_stat NS NAME [DEV]     one ethtool -S counter
+#   drack_wait_settled [SECS]    until no host has a Buffer in flight
+#   drack_check_buffers_home     every Buffer back with its owner, on every host
+#   drack_cleanup                kill what we started, delete links and netns,
+#                                rmmod, check nothing is left
+#   drack_dmesg_check            no BUG/WARNING/Oops/leak since the test began
+#
+# Only guest-local addresses: 198.18.0.0/24 and 2001:db8:d7::/64, and every
+# client (ping, iperf3, curl, redis-benchmark) runs under `timeout`.
+
+set -u
+set -o pipefail
+
+DRACK_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+DRACK_KO=${DRACK_KO:-$DRACK_TOP/kmod/drack.ko}
+DRACK_FMD=${DRACK_FMD:-$DRACK_TOP/tools/drack-fmd}
+DRACK_TEST=${DRACK_TEST:-$(basename "$0" .sh)}
+DRACK_POOL_DEV=/dev/drack_pool0
+DRACK_NET4=198.18.0
+DRACK_NET6=2001:db8:d7:
+DRACK_LOGDIR=${DRACK_LOGDIR:-/tmp/drack-test/$DRACK_TEST}
+mkdir -p "$DRACK_LOGDIR"
+
+DRACK_HOSTS=()		# netns names of live drack hosts
+DRACK_NETNS=()		# every netns we created
+DRACK_PIDS=()		# background processes we started
+DRACK_FMD_PID=
+DRACK_LOADED=0
+DRACK_CLEANED=0
+BG_PID=
+
+# ---- KTAP ---------------------------------------------------------------
+
+KTAP_PLAN=0 KTAP_N=0 KTAP_PASS=0 KTAP_FAIL=0 KTAP_SKIP=0
+
+ktap_plan() {
+	KTAP_PLAN=$1
+	echo "KTAP version 1"
+	echo "1..$1"
+}
+
+diag() {
+	local line
+	while IFS= read -r line; do echo "# $line"; done <<<"$*"
+}
+
+ktap_ok() {
+	KTAP_N=$((KTAP_N + 1)) KTAP_PASS=$((KTAP_PASS + 1))
+	echo "ok $KTAP_N $1"
+}
+
+ktap_fail() {
+	local name=$1; shift
+	KTAP_N=$((KTAP_N + 1)) KTAP_FAIL=$((KTAP_FAIL + 1))
+	echo "not ok $KTAP_N $name"
+	(($#)) && diag "$*"
+	return 0
+}
+
+ktap_skip() {
+	KTAP_N=$((KTAP_N + 1)) KTAP_SKIP=$((KTAP_SKIP + 1))
+	echo "ok $KTAP_N $1 # SKIP ${2:-}"
+}
+
+# ktap_result NAME RC WHY: ok if RC is 0
+ktap_result() {
+	if (($2 == 0)); then ktap_ok "$1"; else ktap_fail "$1" "${3:-failed}"; fi
+}
+
+# ktap_check NAME CMD...: run CMD, ok if it succeeds; its output is
+# shown (as diagnostics) only when it fails.
+ktap_check() {
+	local name=$1 out=$DRACK_LOGDIR/check.out rc=0; shift
+	"$@" >"$out" 2>&1 </dev/null || rc=$?
+	if ((rc == 0)); then
+		ktap_ok "$name"
+	else
+		ktap_fail "$name" "$(tail -n 25 "$out")" "(rc $rc)"
+	fi
+	return $rc
+}
+
+# Report what was planned but never run, then exit with the verdict.
+ktap_finish() {
+	while ((KTAP_N < KTAP_PLAN)); do
+		ktap_fail "not_run_$((KTAP_N + 1))" "test aborted before this point"
+	done
+	diag "$DRACK_TEST: $KTAP_PASS passed, $KTAP_FAIL failed, $KTAP_SKIP skipped"
+	((KTAP_FAIL == 0 && KTAP_N == KTAP_PLAN))
+	exit $?
+}
+
+log() { diag "$*"; }
+
+# ---- small helpers --------------------------------------------------------
+
+ip4() { echo "$DRACK_NET4.$(($1 + 1))"; }
+ip6() { echo "$DRACK_NET6:$(($1 + 1))"; }
+host_mac() { printf '02:44:52:%02x:%02x:%02x' "${2:-0}" $(($1 >> 8)) $(($1 & 255)); }
+
+# in NS CMD...: run in a host's netns
+in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
+
+# wait_for SECS CMD...: poll CMD every 0.1 s until it succeeds
+wait_for() {
+	local deadline=$((SECONDS + $1)); shift
+	while ! "$@" >/dev/null 2>&1; do
+		((SECONDS < deadline)) || return 1
+		sleep 0.1
+	done
+}
+
+# bg NAME CMD...: start CMD (a program, not a shell function, so that
+# killing the pid stops it) in the background, log in $DRACK_LOGDIR/NAME.log
+bg() {
+	local name=$1; shift
+	"$@" >"$DRACK_LOGDIR/$name.log" 2>&1 </dev/null &
+	DRACK_PIDS+=($!)
+	BG_PID=$!
+}
+
+kill_pid() {
+	local p=$1 i
+	kill -0 "$p" 2>/dev/null || { wait "$p" 2>/dev/null; return 0; }
+	kill "$p" 2>/dev/null
+	for i in $(seq 30); do
+		kill -0 "$p" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$p" 2>/dev/null
+	wait "$p" 2>/dev/null
+	return 0
+}
+
+kmsg() { echo "drack-test: $*" >/dev/kmsg 2>/dev/null || true; }
+
+# ---- module, fmd, hosts -----------------------------------------------------
+
+drack_loaded() { grep -q '^drack ' /proc/modules; }
+
+# Leftovers of an earlier test that died: our netns names, the module.
+drack_reset() {
+	local ns
+	for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
+		case $ns in h[0-9]* | v[0-9]*)
+			ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
+			ip -n "$ns" link del rack0 2>/dev/null
+			ip netns del "$ns" ;;
+		esac
+	done
+	if drack_loaded; then
+		log "removing a drack module left loaded"
+		wait_for 5 rmmod drack || log "cannot rmmod a leftover drack"
+	fi
+	return 0
+}
+
+drack_load() {
+	[[ -e $DRACK_KO ]] || { echo "no $DRACK_KO: run make first"; return 1; }
+	drack_reset
+	insmod "$DRACK_KO" "$@" || { echo "insmod $DRACK_KO $* failed"; return 1; }
+	DRACK_LOADED=1
+	wait_for 5 test -c "$DRACK_POOL_DEV" || { echo "$DRACK_POOL_DEV did not appear"; return 1; }
+}
+
+drack_start_fmd() {
+	[[ -x $DRACK_FMD ]] || { echo "no $DRACK_FMD: run make tools"; return 1; }
+	"$DRACK_FMD" -v >/tmp/fmd.log 2>&1 </dev/null &
+	DRACK_FMD_PID=$!
+	sleep 0.3
+	kill -0 "$DRACK_FMD_PID" 2>/dev/null || {
+		echo "drack-fmd exited:"; cat /tmp/fmd.log; DRACK_FMD_PID=; return 1; }
+}
+
+drack_netns_add() {
+	ip netns add "$1" || return 1
+	DRACK_NETNS+=("$1")
+	ip -n "$1" link set lo up
+	in_ns "$1" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+}
+
+# drack_host_add I [MTU]: netns hI with rack0 (must be created in id order)
+drack_host_add() {
+	local i=$1 mtu=${2:-} ns=h$1 mac
+	drack_netns_add "$ns" || return 1
+	ip link add rack0 netns "$ns" type drack || { echo "ip link add rack0 netns $ns type drack failed"; return 1; }
+	DRACK_HOSTS+=("$ns")
+	mac=$(in_ns "$ns" cat /sys/class/net/rack0/address)
+	[[ $mac == "$(host_mac "$i")" ]] || { echo "$ns: rack0 MAC $mac, expected $(host_mac "$i") (host id $i)"; return 1; }
+	if [[ -n $mtu ]]; then ip -n "$ns" link set rack0 mtu "$mtu" || return 1; fi
+	ip -n "$ns" addr add "$(ip4 "$i")/24" dev rack0 || return 1
+	ip -n "$ns" addr add "$(ip6 "$i")/64" dev rack0 nodad || return 1
+	ip -n "$ns" link set rack0 up || return 1
+}
+
+# carrier NS: 1 if rack0 in NS has carrier (and is up), else 0
+carrier() {
+	local flags
+	flags=$(ip -n "$1" -o link show dev "${2:-rack0}" 2>/dev/null) || { echo 0; return; }
+	[[ $flags == *LOWER_UP* ]] && echo 1 || echo 0
+}
+has_carrier() { [[ $(carrier "$@") == 1 ]]; }
+no_carrier() { [[ $(carrier "$@") == 0 ]]; }
+
+ping_once() { in_ns "$1" timeout 5 ping -c 1 -W 1 -q "$2"; }
+
+drack_hosts() {
+	local n=$1 mtu=${2:-} i
+	for ((i = 0; i < n; i++)); do
+		drack_host_add "$i" "$mtu" || return 1
+	done
+	for ((i = 0; i < n; i++)); do
+		wait_for 10 has_carrier "h$i" || { echo "h$i: no carrier after 10 s"; return 1; }
+	done
+	# Warm up: ARP, and the first Sections from the fabric manager.
+	for ((i = 1; i < n; i++)); do
+		wait_for 20 ping_once "h$i" "$(ip4 0)" ||
+			{ echo "h$i cannot ping h0 within 20 s"; drack_dump_stats; return 1; }
+	done
+}
+
+# drack_setup N [MTU] [insmod params...]: one KTAP result "setup"
+drack_setup() {
+	local n=$1 mtu=${2:-} out=$DRACK_LOGDIR/setup.log rc=0
+	shift; (($#)) && shift
+	{ drack_load "$@" && drack_start_fmd && drack_hosts "$n" "$mtu"; } >"$out" 2>&1 </dev/null || rc=$?
+	if ((rc == 0)); then
+		ktap_ok setup
+	else
+		ktap_fail setup "$(tail -n 30 "$out")" "fmd log:" "$(tail -n 10 /tmp/fmd.log 2>/dev/null)"
+	fi
+	return $rc
+}
+
+# ---- counters ---------------------------------------------------------------
+
+# drack_stat NS NAME [DEV]: print one ethtool -S counter
+drack_stat() {
+	in_ns "$1" ethtool -S "${3:-rack0}" 2>/dev/null |
+		awk -v k="$2" '{ sub(/:$/, "", $1) } $1 == k { print $2; f = 1 } END { exit !f }'
+}
+
+# drack_stats NS [DEV]: all counters as "name value" lines
+drack_stats() {
+	in_ns "$1" ethtool -S "${2:-rack0}" 2>/dev/null | awk 'NF == 2 { sub(/:$/, "", $1); print $1, $2 }'
+}
+
+drack_dump_stats() {
+	local ns
+	for ns in "${DRACK_HOSTS[@]}"; do
+		echo "$ns: $(drack_stats "$ns" | grep -vE '^peer[0-9]+_' | grep -v ' 0$' | tr '\n' ' ')"
+	done
+}
+
+# Sum of inflight Buffers over every class of every host.
+drack_inflight() {
+	local ns sum=0 v
+	for ns in "${DRACK_HOSTS[@]}"; do
+		for v in $(drack_stats "$ns" | awk '$1 ~ /^buf[0-9]+k_inflight$/ { print $2 }'); do
+			sum=$((sum + v))
+		done
+	done
+	echo "$sum"
+}
+
+drack_settled() { [[ $(drack_inflight) == 0 ]]; }
+
+drack_wait_settled() { wait_for "${1:-10}" drack_settled; }
+
+# Every host: for each Buffer class, inflight == 0 and free == total.
+drack_check_buffers_home() {
+	local ns bad=0 c total free inflight
+	drack_wait_settled 10
+	for ns in "${DRACK_HOSTS[@]}"; do
+		for c in 2k 64k; do
+			total=$(drack_stat "$ns" "buf${c}_total") || { echo "$ns: no buf${c}_total counter"; bad=1; continue; }
+			free=$(drack_stat "$ns" "buf${c}_free")
+			inflight=$(drack_stat "$ns" "buf${c}_inflight")
+			if [[ $inflight != 0 || $free != "$total" ]]; then
+				echo "$ns: buf$c total=$total free=$free inflight=$inflight"
+				bad=1
+			fi
+		done
+	done
+	((bad)) && drack_dump_stats
+	return $bad
+}
+
+# Counter snapshots: snap NAME NS; delta NAME NS COUNTER
+declare -gA DRACK_SNAP=()
+snap() {
+	local name=$1 ns=$2 k v
+	while read -r k v; do DRACK_SNAP[$name.$ns.$k]=$v; done < <(drack_stats "$ns")
+}
+delta() {
+	local now
+	now=$(drack_stat "$2" "$3") || { echo "?"; return 1; }
+	echo $((now - ${DRACK_SNAP[$1.$2.$3]:-0}))
+}
+
+# ---- traffic ----------------------------------------------------------------
+
+# ping_ok NS DST [ping args...]: every echo answered
+ping_ok() {
+	local ns=$1 dst=$2 out; shift 2
+	out=$(in_ns "$ns" timeout 30 ping -c 5 -i 0.2 -W 2 "$@" "$dst" 2>&1)
+	local rc=$?
+	if ((rc != 0)) || ! grep -q ' 0% packet loss' <<<"$out"; then
+		echo "$ns: ping $* $dst failed (rc $rc):"
+		tail -n 4 <<<"$out"
+		return 1
+	fi
+}
+
+# iperf_server NS PORT: an iperf3 server in NS, listening when this returns
+iperf_server() {
+	local ns=$1 port=$2
+	bg "iperf3-s-$ns-$port" ip netns exec "$ns" timeout 600 iperf3 -s -p "$port"
+	wait_for 10 eval "in_ns $ns ss -Hltn 'sport = :$port' | grep -q LISTEN" ||
+		{ echo "iperf3 server in $ns:$port not listening"; return 1; }
+}
+
+# iperf_run NS DST PORT OUT [iperf3 args...]: client with -J into OUT
+iperf_run() {
+	local ns=$1 dst=$2 port=$3 out=$4; shift 4
+	in_ns "$ns" timeout 60 iperf3 -c "$dst" -p "$port" -J --connect-timeout 5000 "$@" >"$out" 2>"$out.err"
+}
+
+# iperf_result FILE [MIN_MBPS] [MAX_LOSS%]: print a summary; fail if the
+# run failed, moved less than MIN_MBPS, or (UDP) lost more than MAX_LOSS%.
+iperf_result() {
+	python3 - "$@" <<'EOF'
+import json, sys
+path = sys.argv[1]
+min_mbps = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
+max_loss = float(sys.argv[3]) if len(sys.argv) > 3 else 100.0
+try:
+    d = json.load(open(path))
+except Exception as e:
+    err = ""
+    try:
+        err = open(path + ".err").read()[-300:]
+    except OSError:
+        pass
+    print("iperf3 output is not JSON (%s): %s %s" % (e, open(path).read()[-300:], err))
+    sys.exit(1)
+if d.get("error"):
+    print("iperf3 error: %s" % d["error"])
+    sys.exit(1)
+try:
+    warn = open(path + ".err").read().strip()
+    if warn:
+        print("iperf3 stderr: %s" % warn[-300:])
+except OSError:
+    pass
+end = d.get("end", {})
+if "sum_received" in end:          # TCP
+    bps = end["sum_received"]["bits_per_second"]
+    retr = end.get("sum_sent", {}).get("retransmits", 0)
+    print("%.1f Mbit/s received, %s retransmits" % (bps / 1e6, retr))
+    ok = bps > 0 and bps / 1e6 >= min_mbps
+else:                              # UDP
+    s = end.get("sum", {})
+    bps = s.get("bits_per_second", 0)
+    loss = s.get("lost_percent", 100.0)
+    print("%.1f Mbit/s, %d/%d datagrams lost (%.2f%%)" %
+          (bps / 1e6, s.get("lost_packets", -1), s.get("packets", -1), loss))
+    ok = s.get("packets", 0) > 0 and loss <= max_loss and bps / 1e6 >= min_mbps
+sys.exit(0 if ok else 1)
+EOF
+}
+
+# iperf_check NAME NS DST PORT MIN_MBPS MAX_LOSS [iperf3 args]: one KTAP result
+iperf_check() {
+	local name=$1 ns=$2 dst=$3 port=$4 min=$5 loss=$6 out rc=0 res; shift 6
+	out=$DRACK_LOGDIR/$name.json
+	iperf_run "$ns" "$dst" "$port" "$out" "$@" || rc=$?
+	res=$(iperf_result "$out" "$min" "$loss") || { ((rc)) || rc=1; }
+	if ((rc == 0)); then
+		ktap_ok "$name"
+		diag "$name: $res"
+	else
+		ktap_fail "$name" "iperf3 $* to $dst from $ns: rc $rc: $res" "$(drack_dump_stats)"
+	fi
+	return $rc
+}
+
+# ---- teardown ---------------------------------------------------------------
+
+drack_kill_bg() {
+	local p
+	for p in "${DRACK_PIDS[@]}"; do kill_pid "$p"; done
+	DRACK_PIDS=()
+}
+
+# drack_del_host NS: delete its rack0 (the netns stays)
+drack_del_host() {
+	local ns=$1 h keep=()
+	ip -n "$ns" link del rack0 || return 1
+	for h in "${DRACK_HOSTS[@]}"; do [[ $h == "$ns" ]] || keep+=("$h"); done
+	DRACK_HOSTS=("${keep[@]}")
+}
+
+drack_dmesg_since_begin() {
+	dmesg 2>/dev/null | awk -v m="drack-test: begin $DRACK_TEST" 'index($0, m) { buf = ""; on = 1 } on { buf = buf $0 "\n" } END { printf "%s", buf }'
+}
+
+drack_dmesg_check() {
+	local bad='(^|[] ])(BUG: |kernel BUG at|WARNING:|Oops|refcount_t: |list_(add|del) corruption|general protection|UBSAN:|KASAN:|Kernel panic|Call Trace)'
+	local hits
+	hits=$(drack_dmesg_since_begin | grep -aE "$bad|drack.*leak" -i | head -n 20)
+	[[ -z $hits ]] || { echo "kernel log since the test began:"; echo "$hits"; return 1; }
+}
+
+# Stop everything; returns non-zero when something would not go away.
+drack_cleanup() {
+	local ns rc=0 p
+	DRACK_CLEANED=1
+	drack_kill_bg
+	for ns in "${DRACK_NETNS[@]}"; do
+		for p in $(ip netns pids "$ns" 2>/dev/null); do kill_pid "$p"; done
+	done
+	for ns in "${DRACK_HOSTS[@]}"; do
+		ip -n "$ns" link del rack0 2>/dev/null || { echo "$ns: cannot delete rack0"; rc=1; }
+	done
+	DRACK_HOSTS=()
+	for ns in "${DRACK_NETNS[@]}"; do
+		ip netns del "$ns" 2>/dev/null || { echo "cannot delete netns $ns"; rc=1; }
+	done
+	DRACK_NETNS=()
+	if [[ -n $DRACK_FMD_PID ]]; then
+		kill "$DRACK_FMD_PID" 2>/dev/null
+		wait_for 5 eval "! kill -0 $DRACK_FMD_PID" || { echo "drack-fmd does not exit on SIGTERM"; rc=1; }
+		kill_pid "$DRACK_FMD_PID"
+		DRACK_FMD_PID=
+	fi
+	if ((DRACK_LOADED)) || drack_loaded; then
+		if ! wait_for 10 rmmod drack; then
+			echo "rmmod drack fails: $(rmmod drack 2>&1)"
+			grep '^drack ' /proc/modules
+			rc=1
+		fi
+		DRACK_LOADED=0
+	fi
+	if drack_loaded || lsmod | grep -qw '^drack'; then echo "drack still loaded"; rc=1; fi
+	if [[ -e $DRACK_POOL_DEV ]]; then echo "$DRACK_POOL_DEV still there after rmmod"; rc=1; fi
+	return $rc
+}
+
+# Standard ending: buffers home, teardown, dmesg (3 KTAP results).
+drack_finish() {
+	if ((${#DRACK_HOSTS[@]})); then
+		ktap_check buffers_home drack_check_buffers_home
+	else
+		ktap_fail buffers_home "no hosts"
+	fi
+	ktap_check teardown drack_cleanup
+	ktap_check dmesg_clean drack_dmesg_check
+	ktap_finish
+}
+
+# If the script dies early, still clean up so the next test starts fresh.
+drack_exit_trap() {
+	local rc=$?
+	((DRACK_CLEANED)) || drack_cleanup >/dev/null 2>&1
+	exit $rc
+}
+trap drack_exit_trap EXIT
+kmsg "begin $DRACK_TEST"
+trap 'exit 130' INT TERM

@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# run-all.sh: what `make check` runs. Installs the dependencies, builds
+# everything, compile-checks against the 6.12 headers, then runs the whole
+# netns suite (tests/guest-suite.sh) in one QEMU guest. Prints KTAP, ends
+# with exactly one `N passed, N failed` line and exits non-zero on any
+# failure.
+#
+# Env: DRACK_GUEST_TIMEOUT (1500 s), DRACK_TESTS (a subset, e.g. "basic mtu").
+set -u
+cd "$(dirname "$0")/.." || exit 2
+
+SUMMARY=tests/vm/ktap-summary.sh
+GUEST_TIMEOUT=${DRACK_GUEST_TIMEOUT:-1500}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/drack-check.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+prefixed() { sed -u 's/^/# /'; }
+
+N=0
+result() { # RC NAME [WHY]
+	N=$((N + 1))
+	if (($1 == 0)); then
+		echo "ok $N $2"
+	else
+		echo "not ok $N $2"
+		[[ -z ${3:-} ]] || echo "# $3"
+	fi
+}
+
+# step NAME CMD...: CMD's output as diagnostics, one result
+step() {
+	local name=$1 rc t0=$SECONDS; shift
+	echo "# --- $name: $*"
+	"$@" 2>&1 </dev/null | prefixed
+	rc=${PIPESTATUS[0]}
+	echo "# $name: rc $rc, $((SECONDS - t0)) s"
+	result "$rc" "$name" "$* failed (rc $rc)"
+	return "$rc"
+}
+
+main() {
+	local t0=$SECONDS tests rc build=0 g
+	if [[ -n ${DRACK_TESTS:-} ]]; then
+		read -r -a tests <<<"$DRACK_TESTS"
+	else
+		mapfile -t tests < <(bash tests/guest-suite.sh --list)
+	fi
+	echo "KTAP version 1"
+	echo "1..$((4 + ${#tests[@]}))"
+
+	step install_deps bash tests/install-deps.sh
+	step build make || build=1
+	step check_612 make check-612
+
+	local first=$((N + 1))
+	if ((build)); then
+		for g in "${tests[@]}"; do result 1 "$g" "not run: the build failed"; done
+		result 1 guest_vm "not run: the build failed"
+	else
+		echo "# --- guest: tests/vm/run-guest.sh --timeout $GUEST_TIMEOUT -- bash tests/guest-suite.sh"
+		rc=0
+		tests/vm/run-guest.sh --timeout "$GUEST_TIMEOUT" --name drack-check -- \
+			bash tests/guest-suite.sh --first "$first" --no-header "${tests[@]}" \
+			2>"$WORK/guest.err" </dev/null | tee "$WORK/guest.out" || rc=${PIPESTATUS[0]}
+		prefixed <"$WORK/guest.err"
+		# Results the guest never printed (it hung, died or timed out).
+		local i=0
+		for g in "${tests[@]}"; do
+			if ! grep -qE "^(not )?ok $((first + i)) " "$WORK/guest.out"; then
+				echo "not ok $((first + i)) $g"
+				echo "# not run: the guest ended first (run-guest.sh rc $rc)"
+			fi
+			i=$((i + 1))
+		done
+		N=$((first + ${#tests[@]} - 1))
+		# The guest itself: booted, finished in time, clean kernel log.
+		if ((rc == 124)); then
+			result 1 guest_vm "guest timed out after $GUEST_TIMEOUT s"
+		elif ((rc == 125)); then
+			result 1 guest_vm "guest died (run-guest.sh rc 125)"
+		elif grep -q 'kernel log shows a problem' "$WORK/guest.err"; then
+			result 1 guest_vm "the guest's kernel log shows a problem (see above)"
+		elif ! grep -q '^# guest suite: ' "$WORK/guest.out"; then
+			result 1 guest_vm "the guest suite did not run to its end (rc $rc)"
+		else
+			result 0 guest_vm
+		fi
+	fi
+	echo "# run-all: $((SECONDS - t0)) s"
+}
+
+# Until tests/vm/ktap-summary.sh exists: echo, count top-level results.
+fallback_summary() {
+	awk '{ print } /^ok [0-9]+ / { p++ } /^not ok [0-9]+ / { f++ }
+	     END { printf "%d passed, %d failed\n", p, f; exit f > 0 || p == 0 }'
+}
+
+if [[ -x $SUMMARY || -f $SUMMARY ]]; then
+	main | bash "$SUMMARY"
+else
+	main | fallback_summary
+fi
+rcs=("${PIPESTATUS[@]}")
+((rcs[0] == 0 && rcs[1] == 0))

@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Helpers of the QEMU test harness; source it from bash: . tests/vm/lib.sh
+#
+# Several guests at once:
+#   vm_start NAME [run-guest.sh options] -- COMMAND...   start a guest in the background
+#   vm_wait NAME                                         wait for one, return its rc
+#   vm_wait_all                                          wait for all; rc 0 iff all passed
+#   vm_outdir NAME                                       its output dir (output, dmesg, console.log, rc)
+#   vm_shm_create SIZE                                   new shared-memory file, prints its path
+#   vm_ivshmem_args PATH [ID]                            qemu args for an ivshmem-plain on PATH
+# At exit of the sourcing shell, guests still running are killed, shm files
+# removed, and the output dirs too unless a guest failed (VM_KEEP=1 keeps them).
+# A script that sets its own EXIT trap must call vm_cleanup from it.
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+VM_CACHE=${DRACK_VM_CACHE:-$VM_DIR/.cache}
+
+vm_log() { echo "${VM_ME:-${0##*/}}: $*" >&2; }
+vm_die() { vm_log "$*"; exit 2; }
+
+# CI starts from a fresh Debian 12: install what is missing (needs root).
+vm_need_pkgs() {
+	local p missing=()
+	for p; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+	done
+	((${#missing[@]})) || return 0
+	((EUID == 0)) || vm_die "missing packages (run as root to install them): ${missing[*]}"
+	vm_log "installing ${missing[*]}"
+	local apt=(apt-get -y -q -o DPkg::Lock::Timeout=600 install --no-install-recommends)
+	DEBIAN_FRONTEND=noninteractive "${apt[@]}" "${missing[@]}" >&2 ||
+		{ apt-get -q update >&2 && DEBIAN_FRONTEND=noninteractive "${apt[@]}" "${missing[@]}" >&2; }
+}
+
+# Newest 6.1 kernel with both modules and an image; the tests target Debian 12's 6.1.
+vm_default_kver() {
+	local k
+	for k in $(ls -1 /lib/modules 2>/dev/null | grep -E '^6\.1\.' | sort -rV); do
+		[[ -e /boot/vmlinuz-$k ]] && { echo "$k"; return 0; }
+	done
+	return 1
+}
+
+# ---- several guests -------------------------------------------------------
+
+declare -gA VM_PIDS=()
+declare -ga VM_NAMES=() VM_SHM_FILES=()
+VM_RUNS=${VM_RUNS:-}
+
+vm_cleanup() {
+	local n
+	for n in "${VM_NAMES[@]}"; do
+		[[ -n ${VM_PIDS[$n]:-} ]] && kill "${VM_PIDS[$n]}" 2>/dev/null
+	done
+	((${#VM_SHM_FILES[@]})) && rm -f "${VM_SHM_FILES[@]}"
+	[[ -z $VM_RUNS || ${VM_KEEP:-0} == 1 ]] || rm -rf "$VM_RUNS"
+	return 0
+}
+trap vm_cleanup EXIT
+
+vm_outdir() { echo "$VM_RUNS/$1"; }
+
+vm_start() {
+	local name=$1; shift
+	[[ -n $VM_RUNS ]] || VM_RUNS=$(mktemp -d "${TMPDIR:-/tmp}/drack-vms.XXXXXX")
+	mkdir -p "$VM_RUNS/$name"
+	# The guest's stdout+stderr go to NAME/output (run-guest.sh copies stdout there too).
+	"$VM_DIR/run-guest.sh" --name "$name" --outdir "$VM_RUNS/$name" "$@" \
+		>/dev/null 2>"$VM_RUNS/$name/run-guest.err" </dev/null &
+	VM_PIDS[$name]=$!
+	VM_NAMES+=("$name")
+}
+
+vm_wait() {
+	local rc=0
+	wait "${VM_PIDS[$1]}" || rc=$?
+	VM_PIDS[$1]=
+	return $rc
+}
+
+vm_wait_all() {
+	local n rc fail=0
+	for n in "${VM_NAMES[@]}"; do
+		[[ -n ${VM_PIDS[$n]:-} ]] || continue
+		rc=0; vm_wait "$n" || rc=$?
+		if ((rc)); then
+			fail=1 VM_KEEP=1
+			vm_log "guest $n FAILED rc=$rc (output in $VM_RUNS/$n)"
+			tail -n 20 "$VM_RUNS/$n/output" "$VM_RUNS/$n/run-guest.err" 2>/dev/null | sed "s/^/[$n] /" >&2
+		else
+			vm_log "guest $n ok"
+		fi
+	done
+	return $fail
+}
+
+# Shared memory for ivshmem-plain lives in /dev/shm; size like 64M (power of two).
+vm_shm_create() {
+	local f
+	f=$(mktemp /dev/shm/drack-vm.XXXXXX)
+	truncate -s "$1" "$f"
+	VM_SHM_FILES+=("$f")
+	echo "$f"
+}
+
+vm_ivshmem_args() {
+	local id=${2:-shm0} size
+	size=$(stat -c %s "$1")
+	echo "-object memory-backend-file,id=$id,share=on,mem-path=$1,size=$size -device ivshmem-plain,memdev=$id"
+}

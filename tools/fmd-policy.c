@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The grant policy: how many Sections a host may own (quota) and which
+ * free Sections it gets (placement). Mechanism is in the kernel; this is
+ * the only place that decides.
+ */
+#include <errno.h>
+#include <string.h>
+#include "fmd.h"
+
+uint32_t fmd_quota;
+
+/* -q N, else max(2, data Sections / hosts up), evaluated per decision. */
+uint32_t fmd_host_quota(const struct fmd_view *v)
+{
+	uint32_t data, q;
+
+	if (fmd_quota)
+		return fmd_quota;
+	data = v->pool.section_count > v->pool.meta_sections ?
+	       v->pool.section_count - v->pool.meta_sections : 0;
+	q = data / (v->up_hosts ? v->up_hosts : 1);
+	return q > 2 ? q : 2;
+}
+
+/*
+ * Lowest free ids first. This is the seam for smarter placement: a pool
+ * spanning several memory devices (CXL interleave sets, NUMA nodes) will
+ * want to spread one host's Sections across devices, or keep them near
+ * the host; @host and @cls are there for that.
+ */
+uint32_t fmd_place(const struct fmd_view *v, uint32_t host, uint32_t cls,
+		   uint32_t want, uint32_t *out)
+{
+	uint32_t n = want < v->nfree ? want : v->nfree;
+
+	(void)host;
+	(void)cls;
+	memcpy(out, v->free, n * sizeof(*out));
+	return n;
+}
+
+static void fmd_refuse(struct fmd_pool *fp, uint32_t host, uint64_t now,
+		       const char *why, uint32_t owned, uint32_t quota)
+{
+	struct fmd_host_mem *hm = &fp->host[host];
+
+	if (hm->last_refusal_log &&
+	    now - hm->last_refusal_log < FMD_REFUSAL_LOG_MS)
+		return;
+	hm->last_refusal_log = now;
+	fmd_info("pool %u host %u: request refused: %s (owns %u, quota %u)",
+		 fp->id, host, why, owned, quota);
+}
+
+void fmd_handle_request(struct drack_nl *nl, struct fmd_pool *fp,
+			uint32_t host, uint32_t cls, uint32_t count)
+{
+	char errbuf[DRACK_ERRMSG_MAX];
+	uint32_t picks[DRACK_MAX_HOSTS * 4];
+	uint32_t quota, owned, want, n, i;
+	struct fmd_view v;
+	uint64_t now = fmd_now_ms();
+	int err;
+
+	if (host >= DRACK_MAX_HOSTS || cls >= DRACK_NR_CLASSES || !count)
+		return;
+	/* Granted moments ago: the host has not consumed it yet. */
+	if (fp->host[host].last_grant[cls] &&
+	    now - fp->host[host].last_grant[cls] < FMD_SETTLE_MS)
+		return;
+
+	err = fmd_view_load(nl, fp->id, &v);
+	if (err) {
+		fmd_dbg("pool %u: cannot read tables: %s", fp->id,
+			strerror(-err));
+		return;
+	}
+	if (host >= v.pool.max_hosts || !v.present[host] ||
+	    v.host[host].state != DRACK_HOST_UP) {	/* the kernel's rule too */
+		fmd_dbg("pool %u host %u: ignoring request in state %s",
+			fp->id, host, v.present[host] ?
+			drack_host_state_name(v.host[host].state) : "free");
+		goto out;
+	}
+
+	quota = fmd_host_quota(&v);
+	owned = v.owned[host];
+	if (owned >= quota) {
+		fmd_refuse(fp, host, now, "quota reached", owned, quota);
+		goto out;
+	}
+	want = quota - owned;
+	if (want > count)
+		want = count;
+	if (want > sizeof(picks) / sizeof(picks[0]))
+		want = sizeof(picks) / sizeof(picks[0]);
+
+	n = fmd_place(&v, host, cls, want, picks);
+	if (!n) {
+		if (!fp->last_exhausted_log ||
+		    now - fp->last_exhausted_log >= FMD_REFUSAL_LOG_MS) {
+			fp->last_exhausted_log = now;
+			fmd_info("pool %u: no free Section for host %u",
+				 fp->id, host);
+		}
+		goto out;
+	}
+
+	for (i = 0; i < n; i++) {
+		err = drack_section_grant(nl, fp->id, host, picks[i], cls,
+					  errbuf, sizeof(errbuf));
+		if (err) {
+			fmd_warn("pool %u: grant of Section %u to host %u failed: %s%s%s",
+				 fp->id, picks[i], host, strerror(-err),
+				 errbuf[0] ? ": " : "", errbuf);
+			break;
+		}
+		fp->host[host].last_grant[cls] = fmd_now_ms();
+		fmd_dbg("pool %u: granted Section %u (%s) to host %u (%u/%u)",
+			fp->id, picks[i], drack_class_name(cls), host,
+			owned + i + 1, quota);
+	}
+out:
+	fmd_view_free(&v);
+}
