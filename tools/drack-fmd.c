@@ -317,8 +317,10 @@ int main(int argc, char **argv)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL) ||
-	    (sfd = signalfd(-1, &mask, SFD_CLOEXEC)) < 0) {
+	sfd = -1;
+	if (!sigprocmask(SIG_BLOCK, &mask, NULL))
+		sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sfd < 0) {
 		fmd_err("signalfd: %s", strerror(errno));
 		return 1;
 	}

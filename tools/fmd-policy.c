@@ -93,8 +93,8 @@ void fmd_handle_request(struct drack_nl *nl, struct fmd_pool *fp,
 	want = quota - owned;
 	if (want > count)
 		want = count;
-	if (want > sizeof(picks) / sizeof(picks[0]))
-		want = sizeof(picks) / sizeof(picks[0]);
+	if (want > FMD_ARRAY_SIZE(picks))
+		want = FMD_ARRAY_SIZE(picks);
 
 	n = fmd_place(&v, host, cls, want, picks);
 	if (!n) {

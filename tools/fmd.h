@@ -9,6 +9,7 @@
 #include "uapi/drack.h"
 
 #define FMD_VERSION	"0.1"
+#define FMD_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* ---- fmd-log.c ---- */
 enum fmd_level { FMD_ERR, FMD_WARN, FMD_INFO, FMD_DEBUG };
