@@ -218,7 +218,11 @@ bool drack_rx_pending(struct drack_dev *dd)
 	return false;
 }
 
-/* Ask every peer for a doorbell on its next entry; true if one came. */
+/*
+ * Ask every peer for a doorbell on its next entry; true if one came. A
+ * peer whose return ring is full is left to the heartbeat poll, so one
+ * that stops draining cannot keep us spinning.
+ */
 static bool drack_rx_arm(struct drack_dev *dd)
 {
 	bool pending = false;
@@ -227,7 +231,10 @@ static bool drack_rx_arm(struct drack_dev *dd)
 	for (peer = 0; peer < dd->nhosts; peer++) {
 		if (peer == dd->host)
 			continue;
-		pending |= drack_ring_arm(&dd->ref_in[peer]);
+		if (drack_ring_arm(&dd->ref_in[peer]) &&
+		    (drack_ring_space(&dd->ret_out[peer]) ||
+		     !drack_rx_owner_alive(dd, peer)))
+			pending = true;
 		pending |= drack_ring_arm(&dd->ret_in[peer]);
 	}
 	return pending;
