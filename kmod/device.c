@@ -287,6 +287,11 @@ static int drack_dev_join(struct drack_dev *dd, struct drack_pool *pool,
 		drack_ring_reset(&dd->ret_in[p]);
 	}
 	drack_ring_reset(&dd->grant_in);
+	/* Withdraw refs a previous incarnation left in peers' rings. */
+	for (p = 0; p < dd->nhosts; p++)
+		if (p != host)
+			drack_ring_produce(&dd->ref_out[p],
+					   drack_ring_cons(&dd->ref_out[p]));
 	drack_host_mac(mac, pool->id, host);
 	eth_hw_addr_set(dd->ndev, mac);
 	memcpy(e->mac, mac, ETH_ALEN);
@@ -406,21 +411,6 @@ static void drack_uninit(struct net_device *ndev)
 	netif_napi_del(&dd->napi);
 }
 
-static int drack_set_mac_address(struct net_device *ndev, void *p)
-{
-	struct drack_dev *dd = netdev_priv(ndev);
-	int err;
-
-	err = eth_prepare_mac_addr_change(ndev, p);
-	if (err)
-		return err;
-	eth_commit_mac_addr_change(ndev, p);
-	mutex_lock(&dd->pool->lock);
-	memcpy(drack_dev_entry(dd)->mac, ndev->dev_addr, ETH_ALEN);
-	mutex_unlock(&dd->pool->lock);
-	return 0;
-}
-
 static void drack_get_stats64(struct net_device *ndev,
 			      struct rtnl_link_stats64 *s)
 {
@@ -441,7 +431,6 @@ static const struct net_device_ops drack_netdev_ops = {
 	.ndo_open = drack_open,
 	.ndo_stop = drack_stop,
 	.ndo_start_xmit = drack_xmit,
-	.ndo_set_mac_address = drack_set_mac_address,
 	.ndo_validate_addr = eth_validate_addr,
 	.ndo_get_stats64 = drack_get_stats64,
 };
@@ -455,7 +444,6 @@ static void drack_setup(struct net_device *ndev)
 	ndev->ethtool_ops = &drack_ethtool_ops;
 	ndev->needs_free_netdev = true;
 	ndev->priv_flags &= ~IFF_TX_SKB_SHARING;
-	ndev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
 	ndev->features |= DRACK_FEATURES;
 	ndev->hw_features |= DRACK_FEATURES;
 	ndev->vlan_features |= DRACK_FEATURES;

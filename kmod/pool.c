@@ -81,6 +81,7 @@ static int drack_pool_validate(const struct drack_superblock *sb, u64 size,
 
 	if (le64_to_cpu(sb->magic) != DRACK_POOL_MAGIC ||
 	    le32_to_cpu(sb->version) != DRACK_POOL_VERSION ||
+	    le32_to_cpu(sb->sb_size) != sizeof(*sb) ||
 	    le32_to_cpu(sb->section_shift) != DRACK_SECTION_SHIFT)
 		return -EPROTO;
 	if (pool_size > size || pool_size < DRACK_MIN_POOL_SIZE ||

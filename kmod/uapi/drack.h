@@ -72,7 +72,7 @@ struct drack_superblock {
 	__le64 section_table_off;
 	__le64 host_area_off;
 	__le64 host_area_size;		/* bytes per host */
-	__le64 fm_epoch;		/* bumped by each fabric manager start */
+	__le64 fm_epoch;		/* reserved for the fabric manager */
 	__le64 reserved[6];
 };
 
@@ -82,13 +82,16 @@ struct drack_host_entry {
 	__le32 flags;			/* DRACK_HOST_F_* */
 	__le64 heartbeat;		/* bumped periodically while UP */
 	__le32 generation;		/* bumped at every join */
-	__le32 sections_wanted[DRACK_NR_CLASSES]; /* outstanding requests */
+	__le32 sections_wanted[DRACK_NR_CLASSES]; /* 1: request pending */
 	__le16 notify;			/* backend doorbell id */
 	__u8 mac[6];
 	__u8 reserved[28];
 };
 
-/* One per Section, 16 bytes. Written by the fabric manager. */
+/*
+ * One per Section, 16 bytes. Granted by the fabric manager; a host that
+ * leaves writes its Sections back to DRACK_SECTION_FREE.
+ */
 struct drack_section_entry {
 	__le16 owner;			/* host id or DRACK_SECTION_* */
 	__u8 buf_class;			/* enum drack_buf_class */
@@ -253,7 +256,7 @@ static inline void drack_host_mac(__u8 mac[6], __u32 pool_id, __u32 host)
 }
 
 /* ---------------------------------------------------------------- */
-/* rtnetlink: ip link add NAME type drack [pool P] [host H]          */
+/* rtnetlink: IFLA_INFO_DATA of link kind "drack"                   */
 /* ---------------------------------------------------------------- */
 
 enum {
