@@ -218,13 +218,27 @@ bool drack_rx_pending(struct drack_dev *dd)
 	return false;
 }
 
+/* Returns need a doorbell only when something waits for them. */
+static bool drack_rx_want_returns(struct drack_dev *dd)
+{
+	u32 c;
+
+	if (netif_queue_stopped(dd->ndev))
+		return true;
+	for (c = 0; c < DRACK_NR_CLASSES; c++)
+		if (drack_alloc_low(&dd->alloc, c))
+			return true;
+	return false;
+}
+
 /*
- * Ask every peer for a doorbell on its next entry; true if one came. A
- * peer whose return ring is full is left to the heartbeat poll, so one
- * that stops draining cannot keep us spinning.
+ * Ask peers for a doorbell on their next entry; true if one came. A peer
+ * whose return ring is full is left to the heartbeat poll, so one that
+ * stops draining cannot keep us spinning.
  */
 static bool drack_rx_arm(struct drack_dev *dd)
 {
+	bool returns = drack_rx_want_returns(dd);
 	bool pending = false;
 	u32 peer;
 
@@ -235,7 +249,8 @@ static bool drack_rx_arm(struct drack_dev *dd)
 		    (drack_ring_space(&dd->ret_out[peer]) ||
 		     !drack_rx_owner_alive(dd, peer)))
 			pending = true;
-		pending |= drack_ring_arm(&dd->ret_in[peer]);
+		if (returns)
+			pending |= drack_ring_arm(&dd->ret_in[peer]);
 	}
 	return pending;
 }
@@ -248,6 +263,11 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 
 	spin_lock(&dd->rx_lock);
 	drack_rx_drain_returns(dd);
+	spin_unlock(&dd->rx_lock);
+	/* Only now, with returns taken back, is a class really short. */
+	drack_dev_request_sections(dd);
+
+	spin_lock(&dd->rx_lock);
 	for (i = 0; i < dd->nhosts && done < budget; i++) {
 		peer = (dd->rx_next + i) % dd->nhosts;
 		if (peer != dd->host)

@@ -59,8 +59,9 @@ static int drack_tx_one(struct drack_dev *dd, struct sk_buff *skb, u32 peer,
 	off = drack_buf_get(&dd->alloc, buf_class, peer);
 	if (!off)
 		return -ENOBUFS;
+	/* Returns are drained lazily: NAPI takes them back, then asks the FM. */
 	if (drack_alloc_low(&dd->alloc, buf_class))
-		drack_dev_request_sections(dd);
+		napi_schedule(&dd->napi);
 
 	if (skb_copy_bits(skb, 0, drack_pool_ptr(dd->pool, off), len)) {
 		drack_buf_unget(&dd->alloc, off);
