@@ -35,25 +35,26 @@ vm_need_pkgs() {
 # Newest 6.1 kernel with both modules and an image; the tests target Debian 12's 6.1.
 vm_default_kver() {
 	local k
-	for k in $(ls -1 /lib/modules 2>/dev/null | grep -E '^6\.1\.' | sort -rV); do
-		[[ -e /boot/vmlinuz-$k ]] && { echo "$k"; return 0; }
-	done
-	return 1
+	for k in /lib/modules/6.1.*; do
+		k=${k##*/}
+		[[ -e /boot/vmlinuz-$k ]] && echo "$k"
+	done | sort -V | tail -n 1 | grep .
 }
 
 # ---- several guests -------------------------------------------------------
 
 declare -gA VM_PIDS=()
-declare -ga VM_NAMES=() VM_SHM_FILES=()
-VM_RUNS=${VM_RUNS:-}
+declare -ga VM_NAMES=()
+VM_RUNS=${VM_RUNS:-} # where vm_start puts guests' output dirs (default: a temp dir)
+VM_RUNS_TMP=
 
 vm_cleanup() {
 	local n
 	for n in "${VM_NAMES[@]}"; do
 		[[ -n ${VM_PIDS[$n]:-} ]] && kill "${VM_PIDS[$n]}" 2>/dev/null
 	done
-	((${#VM_SHM_FILES[@]})) && rm -f "${VM_SHM_FILES[@]}"
-	[[ -z $VM_RUNS || ${VM_KEEP:-0} == 1 ]] || rm -rf "$VM_RUNS"
+	rm -f /dev/shm/drack-vm."$$".*
+	[[ -z $VM_RUNS_TMP || ${VM_KEEP:-0} == 1 ]] || rm -rf "$VM_RUNS_TMP"
 	return 0
 }
 trap vm_cleanup EXIT
@@ -62,7 +63,10 @@ vm_outdir() { echo "$VM_RUNS/$1"; }
 
 vm_start() {
 	local name=$1; shift
-	[[ -n $VM_RUNS ]] || VM_RUNS=$(mktemp -d "${TMPDIR:-/tmp}/drack-vms.XXXXXX")
+	if [[ -z $VM_RUNS ]]; then
+		VM_RUNS=$(mktemp -d "${TMPDIR:-/tmp}/drack-vms.XXXXXX")
+		VM_RUNS_TMP=$VM_RUNS # ours to remove
+	fi
 	mkdir -p "$VM_RUNS/$name"
 	# The guest's stdout+stderr go to NAME/output (run-guest.sh copies stdout there too).
 	"$VM_DIR/run-guest.sh" --name "$name" --outdir "$VM_RUNS/$name" "$@" \
@@ -94,12 +98,12 @@ vm_wait_all() {
 	return $fail
 }
 
-# Shared memory for ivshmem-plain lives in /dev/shm; size like 64M (power of two).
+# Shared memory for ivshmem-plain lives in /dev/shm; size like 64M (power of
+# two). Named after $$ (same in $(...) subshells) so that vm_cleanup finds it.
 vm_shm_create() {
 	local f
-	f=$(mktemp /dev/shm/drack-vm.XXXXXX)
+	f=$(mktemp /dev/shm/drack-vm."$$".XXXXXX)
 	truncate -s "$1" "$f"
-	VM_SHM_FILES+=("$f")
 	echo "$f"
 }
 

@@ -27,7 +27,7 @@ if [[ -e $out/stamp && $(<"$out/stamp") == "$stamp" ]]; then
 	exit 0
 fi
 mkdir -p "$out"
-rm -f "$out/stamp" "$out/vmlinux"
+rm -f "$out/stamp"
 tmp=$(mktemp -d "$out/build.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -38,14 +38,14 @@ try_decompress() { # MAGIC FILLER DECOMPRESSOR
 		pos=${pos%%:*}
 		tail -c+"$pos" "$img" | $3 >"$tmp/vmlinux" 2>/dev/null || true
 		if [[ $(head -c4 "$tmp/vmlinux" | od -An -tx1 | tr -d ' ') == 7f454c46 ]]; then
-			mv "$tmp/vmlinux" "$out/vmlinux"
+			mv "$tmp/vmlinux" "$out/vmlinux" # atomic: guests starting now use either
 			return 0
 		fi
 	done
 	return 1
 }
 try_decompress '\3757zXZ\000' abcde unxz || try_decompress '(\265/\375' xxx unzstd ||
-	vm_log "could not extract vmlinux from /boot/vmlinuz-$kver; booting the bzImage"
+	{ vm_log "could not extract vmlinux from /boot/vmlinuz-$kver; booting the bzImage"; rm -f "$out/vmlinux"; }
 
 # --- initramfs tree
 root=$tmp/root
@@ -91,7 +91,8 @@ r=/newroot
 mkdir -p $r/hostout
 mount -t 9p -o "$opts" hostout $r/hostout || die "mount hostout"
 for d in proc sys dev; do mount --move /$d $r/$d; done
-mount -t tmpfs -o mode=1777 tmpfs $r/tmp
+# /tmp is not a fresh tmpfs: it shows the host's /tmp (people run scripts
+# from there) while writes stay in the overlay's tmpfs.
 mount -t tmpfs -o mode=0755 tmpfs $r/run
 mkdir -p $r/dev/shm $r/dev/pts
 mount -t tmpfs -o mode=1777 tmpfs $r/dev/shm
@@ -102,13 +103,20 @@ hostname "$(cat $r/hostout/hostname 2>/dev/null || echo drack-vm)"
 ip link set lo up
 ulimit -n 65536
 
-chroot $r /bin/bash /hostout/run.sh
+# Stage 2 runs as PID 1 in the new root: PID 1 shares its root with kernel
+# threads, so usermode helpers (module autoload: "ip link add type veth")
+# find the host's /sbin/modprobe. It saves rc and dmesg, then powers off.
+cat >$r/run/drack-init <<'STAGE2'
+bash /hostout/run.sh
 rc=$?
-dmesg >$r/hostout/dmesg
-echo "$rc" >$r/hostout/rc
+dmesg >/hostout/dmesg
+echo "$rc" >/hostout/rc
 sync
-umount $r/hostout
-poweroff -f; reboot -f
+echo o >/proc/sysrq-trigger
+read -rt 10 </dev/console # no exec (9p goes away): wait with a builtin
+echo b >/proc/sysrq-trigger
+STAGE2
+exec switch_root $r /bin/bash /run/drack-init
 EOF
 chmod +x "$root/init"
 
