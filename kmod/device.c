@@ -51,14 +51,22 @@ int drack_dev_ifindex(struct drack_pool *pool, u32 host)
 
 void drack_dev_update_carrier(struct drack_dev *dd)
 {
-	bool peer = false;
-	u32 h;
+	bool reachable = false;
+	u64 peers = 0;
+	u32 h, state;
 
-	for (h = 0; h < dd->nhosts && !peer; h++)
-		peer = h != dd->host && drack_host_reachable(dd->pool, h);
-	if (peer && !netif_carrier_ok(dd->ndev))
+	for (h = 0; h < dd->nhosts; h++) {
+		if (h == dd->host)
+			continue;
+		state = drack_host_state(dd->pool, h);
+		if (state == DRACK_HOST_UP || state == DRACK_HOST_LEAVING)
+			peers |= BIT_ULL(h);
+		reachable |= drack_host_reachable(dd->pool, h);
+	}
+	WRITE_ONCE(dd->peers, peers);
+	if (reachable && !netif_carrier_ok(dd->ndev))
 		netif_carrier_on(dd->ndev);
-	else if (!peer && netif_carrier_ok(dd->ndev))
+	else if (!reachable && netif_carrier_ok(dd->ndev))
 		netif_carrier_off(dd->ndev);
 }
 
@@ -442,6 +450,7 @@ static void drack_setup(struct net_device *ndev)
 	ether_setup(ndev);
 	ndev->netdev_ops = &drack_netdev_ops;
 	ndev->ethtool_ops = &drack_ethtool_ops;
+	ndev->sysfs_groups[0] = &drack_sysfs_group;
 	ndev->needs_free_netdev = true;
 	ndev->priv_flags &= ~IFF_TX_SKB_SHARING;
 	ndev->features |= DRACK_FEATURES;

@@ -55,6 +55,7 @@ struct drack_dev {
 	struct drack_pool *pool;
 	u32 host;
 	u32 nhosts;			/* pool->geo.max_hosts */
+	u64 peers;			/* present peers: UP or LEAVING */
 	struct napi_struct napi;
 	struct drack_alloc alloc;
 
@@ -89,6 +90,7 @@ struct drack_dev {
 
 extern struct rtnl_link_ops drack_link_ops;
 extern const struct ethtool_ops drack_ethtool_ops;
+extern const struct attribute_group drack_sysfs_group;
 
 netdev_tx_t drack_xmit(struct sk_buff *skb, struct net_device *ndev);
 int drack_napi_poll(struct napi_struct *napi, int budget);
@@ -97,7 +99,12 @@ int drack_napi_poll(struct napi_struct *napi, int budget);
 void drack_dev_kick(struct drack_dev *dd);
 /* Periodic: heartbeat, polling fallback, retries. */
 void drack_dev_tick(struct drack_dev *dd);
-/* Re-evaluate carrier from peer presence. */
+/* Iterate over the present peers, as last seen by the tick. */
+#define drack_for_each_peer(dd, peer, m)				\
+	for ((m) = READ_ONCE((dd)->peers);				\
+	     (m) && ((peer) = __ffs64(m), 1); (m) &= (m) - 1)
+
+/* Re-evaluate peer presence and carrier. */
 void drack_dev_update_carrier(struct drack_dev *dd);
 
 /* rx.c helpers used while the interface is down or leaving */

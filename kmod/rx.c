@@ -166,11 +166,10 @@ void drack_rx_drain_returns(struct drack_dev *dd)
 	struct drack_ring *r;
 	struct drack_ret *ret;
 	u32 peer, cons;
+	u64 m;
 	int n;
 
-	for (peer = 0; peer < dd->nhosts; peer++) {
-		if (peer == dd->host)
-			continue;
+	drack_for_each_peer(dd, peer, m) {
 		r = &dd->ret_in[peer];
 		n = drack_ring_avail(r, &cons);
 		if (n < 0) {
@@ -196,19 +195,18 @@ void drack_rx_drain_returns(struct drack_dev *dd)
 void drack_rx_drop_all(struct drack_dev *dd)
 {
 	u32 peer;
+	u64 m;
 
-	for (peer = 0; peer < dd->nhosts; peer++)
-		if (peer != dd->host)
-			drack_rx_ring(dd, peer, INT_MAX, false);
+	drack_for_each_peer(dd, peer, m)
+		drack_rx_ring(dd, peer, INT_MAX, false);
 }
 
 bool drack_rx_pending(struct drack_dev *dd)
 {
 	u32 peer;
+	u64 m;
 
-	for (peer = 0; peer < dd->nhosts; peer++) {
-		if (peer == dd->host)
-			continue;
+	drack_for_each_peer(dd, peer, m) {
 		if (drack_ring_prod(&dd->ref_in[peer]) !=
 		    drack_ring_cons(&dd->ref_in[peer]) ||
 		    drack_ring_prod(&dd->ret_in[peer]) !=
@@ -241,10 +239,9 @@ static bool drack_rx_arm(struct drack_dev *dd)
 	bool returns = drack_rx_want_returns(dd);
 	bool pending = false;
 	u32 peer;
+	u64 m;
 
-	for (peer = 0; peer < dd->nhosts; peer++) {
-		if (peer == dd->host)
-			continue;
+	drack_for_each_peer(dd, peer, m) {
 		if (drack_ring_arm(&dd->ref_in[peer]) &&
 		    (drack_ring_space(&dd->ret_out[peer]) ||
 		     !drack_rx_owner_alive(dd, peer)))
@@ -258,8 +255,8 @@ static bool drack_rx_arm(struct drack_dev *dd)
 int drack_napi_poll(struct napi_struct *napi, int budget)
 {
 	struct drack_dev *dd = container_of(napi, struct drack_dev, napi);
-	int done = 0;
-	u32 i, peer;
+	u64 peers = READ_ONCE(dd->peers), before, m;
+	int done = 0, i;
 
 	spin_lock(&dd->rx_lock);
 	drack_rx_drain_returns(dd);
@@ -267,12 +264,14 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 	/* Only now, with returns taken back, is a class really short. */
 	drack_dev_request_sections(dd);
 
+	/* Round robin: peers from rx_next on first, then those before it. */
+	before = peers & (BIT_ULL(dd->rx_next) - 1);
 	spin_lock(&dd->rx_lock);
-	for (i = 0; i < dd->nhosts && done < budget; i++) {
-		peer = (dd->rx_next + i) % dd->nhosts;
-		if (peer != dd->host)
-			done += drack_rx_ring(dd, peer, budget - done, true);
-	}
+	for (i = 0; i < 2; i++)
+		for (m = i ? before : peers & ~before; m && done < budget;
+		     m &= m - 1)
+			done += drack_rx_ring(dd, __ffs64(m), budget - done,
+					      true);
 	dd->rx_next = (dd->rx_next + 1) % dd->nhosts;
 	spin_unlock(&dd->rx_lock);
 
