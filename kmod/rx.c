@@ -166,10 +166,12 @@ void drack_rx_drain_returns(struct drack_dev *dd)
 	struct drack_ring *r;
 	struct drack_ret *ret;
 	u32 peer, cons;
-	u64 m;
 	int n;
 
-	drack_for_each_peer(dd, peer, m) {
+	/* Every ring, not just present peers: one that left returned ours. */
+	for (peer = 0; peer < dd->nhosts; peer++) {
+		if (peer == dd->host)
+			continue;
 		r = &dd->ret_in[peer];
 		n = drack_ring_avail(r, &cons);
 		if (n < 0) {
@@ -206,13 +208,15 @@ bool drack_rx_pending(struct drack_dev *dd)
 	u32 peer;
 	u64 m;
 
-	drack_for_each_peer(dd, peer, m) {
+	drack_for_each_peer(dd, peer, m)
 		if (drack_ring_prod(&dd->ref_in[peer]) !=
-		    drack_ring_cons(&dd->ref_in[peer]) ||
+		    drack_ring_cons(&dd->ref_in[peer]))
+			return true;
+	for (peer = 0; peer < dd->nhosts; peer++)
+		if (peer != dd->host &&
 		    drack_ring_prod(&dd->ret_in[peer]) !=
 		    drack_ring_cons(&dd->ret_in[peer]))
 			return true;
-	}
 	return false;
 }
 
@@ -236,19 +240,20 @@ static bool drack_rx_want_returns(struct drack_dev *dd)
  */
 static bool drack_rx_arm(struct drack_dev *dd)
 {
-	bool returns = drack_rx_want_returns(dd);
 	bool pending = false;
 	u32 peer;
 	u64 m;
 
-	drack_for_each_peer(dd, peer, m) {
+	drack_for_each_peer(dd, peer, m)
 		if (drack_ring_arm(&dd->ref_in[peer]) &&
 		    (drack_ring_space(&dd->ret_out[peer]) ||
 		     !drack_rx_owner_alive(dd, peer)))
 			pending = true;
-		if (returns)
+	if (!drack_rx_want_returns(dd))
+		return pending;
+	for (peer = 0; peer < dd->nhosts; peer++)
+		if (peer != dd->host)
 			pending |= drack_ring_arm(&dd->ret_in[peer]);
-	}
 	return pending;
 }
 

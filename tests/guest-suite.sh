@@ -26,7 +26,7 @@ all_tests() {
 	done
 }
 
-first=1 header=1 per_test=420 tests=()
+first=1 header=1 per_test=360 tests=()
 while (($#)); do
 	case $1 in
 	--list) all_tests; exit 0 ;;
@@ -38,7 +38,7 @@ while (($#)); do
 	esac
 	shift
 done
-((${#tests[@]})) || mapfile -t tests < <(all_tests)
+((${#tests[@]})) || mapfile -t tests <<<"$(all_tests)"
 
 if ((header)); then
 	echo "KTAP version 1"
@@ -46,9 +46,20 @@ if ((header)); then
 fi
 echo "# guest $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo) MB"
 
-n=$first fail=0 suite_t0=$SECONDS
+# A kernel that locked up or oopsed runs nothing well any more.
+kernel_broken() {
+	dmesg 2>/dev/null | grep -aE 'soft lockup|hard LOCKUP|rcu_.* stall|Oops|Kernel panic|kernel BUG at' | head -n 3
+}
+
+n=$first fail=0 suite_t0=$SECONDS broken=
 for t in "${tests[@]}"; do
 	t0=$SECONDS
+	if [[ -n $broken ]]; then
+		echo "not ok $n $t"
+		echo "# not run: the kernel is broken: $broken"
+		n=$((n + 1)) fail=1
+		continue
+	fi
 	echo "    # Subtest: $t"
 	timeout -k 15 "$per_test" bash "tests/net/$t.sh" 2>&1 | sed -u 's/^/    /'
 	rc=${PIPESTATUS[0]}
@@ -61,6 +72,7 @@ for t in "${tests[@]}"; do
 		fail=1
 	fi
 	n=$((n + 1))
+	broken=$(kernel_broken | tr '\n' ' ')
 done
 echo "# guest suite: $((SECONDS - suite_t0)) s"
 exit $fail

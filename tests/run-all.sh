@@ -45,7 +45,7 @@ main() {
 	if [[ -n ${DRACK_TESTS:-} ]]; then
 		read -r -a tests <<<"$DRACK_TESTS"
 	else
-		mapfile -t tests < <(bash tests/guest-suite.sh --list)
+		mapfile -t tests <<<"$(bash tests/guest-suite.sh --list)"
 	fi
 	echo "KTAP version 1"
 	echo "1..$((4 + ${#tests[@]}))"

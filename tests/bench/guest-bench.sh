@@ -63,17 +63,22 @@ done
 pp h1 h0 198.18.0.1 rack0
 pp v1 v0 198.18.0.101 veth
 
-echo
-printf '%-28s %12s %12s %12s\n' metric rack0 veth rack0/veth
+table=() ratios=()
 for m in tcp_1stream tcp_4stream tcp_pingpong_64b_latency; do
 	unit=Gbit/s; [[ $m == *latency ]] && unit=us
 	r=${VAL[$m.rack0]:-nan} v=${VAL[$m.veth]:-nan}
 	ratio=$(python3 -c 'import sys; a, b = sys.argv[1:]; print("%.2f" % (float(a) / float(b)) if float(b) else "nan")' "$r" "$v" 2>/dev/null || echo nan)
-	printf '%-28s %12s %12s %12s\n' "$m ($unit)" "$r" "$v" "$ratio"
-	echo "BENCH metric=$m ratio_rack0_veth=$ratio"
+	table+=("$(printf '%-30s %10s %10s %11s' "$m ($unit)" "$r" "$v" "$ratio")")
+	ratios+=("BENCH metric=$m ratio_rack0_veth=$ratio")
 done
+printf '%s\n' "${ratios[@]}"
 echo
-echo "# fewer us is better for latency; higher Gbit/s is better for throughput"
+printf '%-30s %10s %10s %11s\n' metric rack0 veth rack0/veth
+printf '%s\n' "${table[@]}"
+echo
+echo "Throughput: iperf3 TCP, ${SECS} s, higher is better. Latency: sockperf ping-pong"
+echo "TCP 64 B, avg one-way latency (RTT/2) in us, lower is better. TCG guest:"
+echo "compare the ratios, not the absolute numbers."
 drack_cleanup >/dev/null 2>&1
 for ns in v0 v1; do ip netns del $ns 2>/dev/null; done
 exit 0

@@ -43,8 +43,8 @@ ktap_check neigh_arp eval 'neigh_ok h0 198.18.0.2 $(host_mac 1) && neigh_ok h1 1
 ktap_check neigh_nd eval 'neigh_ok h0 2001:db8:d7::2 $(host_mac 1) && neigh_ok h1 2001:db8:d7::1 $(host_mac 0)'
 
 iperf_server h0 5201 >/dev/null
-iperf_check tcp_4streams h1 198.18.0.1 5201 1 100 -t 5 -P 4
-iperf_check tcp_4streams_reverse h1 198.18.0.1 5201 1 100 -t 5 -P 4 -R
+iperf_check tcp_4streams h1 198.18.0.1 5201 10 100 -t 5 -P 4
+iperf_check tcp_4streams_reverse h1 198.18.0.1 5201 10 100 -t 5 -P 4 -R
 # 8000-byte datagrams are IP fragments on a 1500 MTU: every one of them
 # must arrive for the datagram to count.
 iperf_check udp_8000 h1 198.18.0.1 5201 5 5 -u -l 8000 -b 20M -t 3
@@ -71,19 +71,29 @@ counters() {
 ktap_check counters counters
 
 # Carrier follows the peer: h1 down -> h0 loses carrier (~0.5 s), up -> back.
+# The contract says ~0.5 s; allow 2 s for a slow TCG guest.
 carrier_follows() {
-	local want=$1 t0=$SECONDS
+	local want=$1 t0 ms
+	t0=$(date +%s%N)
 	ip -n h1 link set rack0 "$want" || return 1
 	if [[ $want == down ]]; then
-		wait_for 3 no_carrier h0 || { echo "h0 still has carrier 3 s after h1 went down"; return 1; }
+		wait_for 2 no_carrier h0 || { echo "h0 still has carrier 2 s after h1 went down"; return 1; }
 	else
-		wait_for 3 has_carrier h0 || { echo "h0 has no carrier 3 s after h1 came up"; return 1; }
-		wait_for 3 has_carrier h1 || { echo "h1 has no carrier 3 s after coming up"; return 1; }
+		wait_for 2 has_carrier h0 || { echo "h0 has no carrier 2 s after h1 came up"; return 1; }
+	fi
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	if [[ $want == up ]]; then
+		wait_for 2 has_carrier h1 || { echo "h1 has no carrier 2 s after coming up"; return 1; }
 		ping_ok h0 198.18.0.2 || return 1
 	fi
-	echo "carrier settled within $((SECONDS - t0)) s"
+	echo "h0 carrier followed h1 $want in $ms ms"
 }
-ktap_check carrier_off carrier_follows down
-ktap_check carrier_on carrier_follows up
+carrier_check() {
+	if ktap_check "carrier_$1" carrier_follows "$2"; then
+		diag "$(cat "$DRACK_LOGDIR/check.out")"
+	fi
+}
+carrier_check off down
+carrier_check on up
 
 drack_finish

@@ -40,7 +40,7 @@ ktap_check ping6_all_pairs all_pairs 6
 for i in 1 2 3; do iperf_server h0 $((5200 + i)) >/dev/null; done
 
 concurrent() {
-	local dir=$1 i pids=() names=() out res rc
+	local dir=$1 i pids=() name out res rc
 	shift
 	for i in 1 2 3; do
 		iperf_run "h$i" "$(ip4 0)" $((5200 + i)) "$DRACK_LOGDIR/$dir-h$i.json" -t 5 "$@" &
@@ -50,13 +50,13 @@ concurrent() {
 		rc=0
 		wait "${pids[$((i - 1))]}" || rc=$?
 		out=$DRACK_LOGDIR/$dir-h$i.json
-		res=$(iperf_result "$out" 1) || { ((rc)) || rc=1; }
-		if [[ $dir == to_h0 ]]; then names=("tcp_h${i}_to_h0"); else names=("tcp_h0_to_h${i}"); fi
+		res=$(iperf_result "$out" 2) || { ((rc)) || rc=1; }
+		if [[ $dir == to_h0 ]]; then name=tcp_h${i}_to_h0; else name=tcp_h0_to_h${i}; fi
 		if ((rc == 0)); then
-			ktap_ok "${names[0]}"
-			diag "${names[0]}: $res"
+			ktap_ok "$name"
+			diag "$name: $res"
 		else
-			ktap_fail "${names[0]}" "rc $rc: $res" "$(drack_dump_stats)"
+			ktap_fail "$name" "rc $rc: $res" "$(drack_dump_stats)"
 		fi
 	done
 }

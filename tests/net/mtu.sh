@@ -56,8 +56,8 @@ frame_64k() {
 ktap_check ping_frame_64k frame_64k
 
 iperf_server h0 5201 >/dev/null
-iperf_check tcp_jumbo h1 198.18.0.1 5201 1 100 -t 4
-iperf_check tcp_jumbo_reverse h1 198.18.0.1 5201 1 100 -t 4 -R
+iperf_check tcp_jumbo h1 198.18.0.1 5201 10 100 -t 4
+iperf_check tcp_jumbo_reverse h1 198.18.0.1 5201 10 100 -t 4 -R
 
 class_64k() {
 	local ns v bad=0

@@ -116,6 +116,42 @@ void drack_events_close(struct drack_events *ev);
 int drack_events_fd(const struct drack_events *ev);
 int drack_events_read(struct drack_events *ev, drack_event_cb cb, void *arg);
 
+/*
+ * Links: the drack interfaces (one per host) of the caller's network
+ * namespace, over rtnetlink. drack.ko need not be loaded for
+ * drack_link_add(): the kernel loads it for the link kind. These
+ * functions open their own socket and need no struct drack_nl.
+ */
+#define DRACK_LINK_ANY		UINT32_MAX	/* pool 0 / lowest free host */
+
+struct drack_link_info {
+	uint32_t ifindex;
+	char name[16];			/* IFNAMSIZ */
+	uint32_t pool;			/* DRACK_LINK_ANY if not reported */
+	uint32_t host;			/* DRACK_LINK_ANY if not reported */
+	uint32_t flags;			/* IFF_* */
+	uint32_t mtu;
+	uint8_t operstate;		/* IF_OPER_* */
+	uint8_t mac[6];
+};
+
+typedef int (*drack_link_cb)(const struct drack_link_info *link, void *arg);
+
+/*
+ * Create drack link @name as host @host of pool @pool (DRACK_LINK_ANY:
+ * the kernel's default), in the network namespace of @netns_fd if it is
+ * not negative. Needs CAP_NET_ADMIN. The kernel's message, if any, goes
+ * to @errbuf. -EINVAL for a name that is empty or too long.
+ */
+int drack_link_add(const char *name, uint32_t pool, uint32_t host,
+		   int netns_fd, char *errbuf, size_t errlen);
+/* Delete drack link @name: -ENODEV if none, -EOPNOTSUPP if not drack. */
+int drack_link_del(const char *name, char *errbuf, size_t errlen);
+/* Every drack link, in ifindex order. */
+int drack_link_list(drack_link_cb cb, void *arg);
+/* One link by name: -ENODEV if none, -EOPNOTSUPP if not a drack link. */
+int drack_link_get(const char *name, struct drack_link_info *info);
+
 /* Names for printing; "?" for values out of range. */
 const char *drack_host_state_name(uint32_t state);
 const char *drack_class_name(uint32_t buf_class);

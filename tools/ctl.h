@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * drackctl: shared declarations. One file per object (ctl-OBJECT.c), each
+ * with a do_OBJECT(argc, argv) that gets the arguments after the object
+ * name and returns the exit status: 0, 1 for a usage error, 2 when the
+ * kernel refused or could not be asked.
+ */
+#ifndef _DRACKCTL_H
+#define _DRACKCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "uapi/drack.h"
+#include "drack/drack.h"
+
+#define CTL_VERSION	"1.0.0"
+
+#define CTL_OK		0
+#define CTL_EUSAGE	1
+#define CTL_EKERNEL	2
+
+extern bool ctl_json;		/* -j */
+extern bool ctl_pretty;		/* -p */
+extern int ctl_stats;		/* -s, repeatable */
+
+/* ---- arguments, like iproute2's utils.h ---------------------------- */
+
+/* Is @arg a prefix of @word (abbreviations: "sh" for "show")? */
+bool matches(const char *arg, const char *word);
+
+#define NEXT_ARG() do {					\
+		argv++;					\
+		if (--argc <= 0)			\
+			return incomplete_command();	\
+	} while (0)
+#define NEXT_ARG_OK()	(argc - 1 > 0)
+#define PREV_ARG()	do { argv--; argc++; } while (0)
+
+int incomplete_command(void);
+/* Error: argument "ARG" is wrong: WHAT. Returns CTL_EUSAGE. */
+int invarg(const char *what, const char *arg);
+/* Error: duplicate "KEY": "ARG" is the second value. */
+int duparg(const char *key, const char *arg);
+/* Command "CMD" is unknown, try "drackctl OBJ help". */
+int unknown_command(const char *obj, const char *cmd);
+/* Error: unknown argument "ARG", try "drackctl OBJ help". */
+int garbage(const char *obj, const char *arg);
+
+int get_u32(uint32_t *val, const char *arg);
+/* "2k", "64k" (or 2048, 65536): 0, or -1 */
+int get_class(uint32_t *buf_class, const char *arg);
+bool ifname_ok(const char *name);
+
+/* ---- talking to the kernel ----------------------------------------- */
+
+/* The generic netlink handle, opened once; NULL after an error message. */
+struct drack_nl *ctl_nl(void);
+void ctl_nl_close(void);
+/*
+ * Report a failed request like iproute2: "Error: EXTACK." when the kernel
+ * said why, else "Error: CONTEXT: strerror." Returns CTL_EKERNEL.
+ */
+int ctl_err(int err, const char *extack, const char *context);
+/* A request about pool @pool failed: "Error: pool 7 does not exist." */
+int ctl_pool_err(int err, uint32_t pool);
+/* The same for rtnetlink: "RTNETLINK answers: strerror" without extack. */
+int ctl_rtnl_err(int err, const char *extack);
+
+/* The drack link @dev: CTL_OK, or an error message and CTL_EKERNEL. */
+int ctl_link_get(const char *dev, struct drack_link_info *link);
+/* Why @dev cannot be used: "Device ... does not exist." etc. */
+int ctl_link_err(const char *dev, int err);
+/* All pool ids of the kernel, ascending: count or -errno; free() *ids. */
+int ctl_pool_ids(uint32_t **ids);
+/* Every drack link of this netns: count or -errno; free() *links. */
+int ctl_links(struct drack_link_info **links);
+
+/* ---- ethtool (SIOCETHTOOL) ----------------------------------------- */
+
+struct ctl_ethtool_stats {
+	unsigned int n;
+	char (*names)[32];		/* ETH_GSTRING_LEN */
+	uint64_t *values;
+};
+
+/* The ETH_SS_STATS counters of @ifname: 0 or -errno. */
+int ctl_ethtool_stats(const char *ifname, struct ctl_ethtool_stats *st);
+/* The counter @name: 0, or -1 if there is none. */
+int ctl_ethtool_stat(const struct ctl_ethtool_stats *st, const char *name,
+		     uint64_t *value);
+void ctl_ethtool_free(struct ctl_ethtool_stats *st);
+
+/* ---- output: iproute2's json_print, cut down (ctl-json.c) ----------- */
+
+enum output_type {
+	PRINT_FP = 1,		/* text output only */
+	PRINT_JSON = 2,		/* JSON output only */
+	PRINT_ANY = 3,		/* both: @key for JSON, @fmt for text */
+};
+
+/* Start the output: with -j, the top-level array. */
+void new_json_obj(void);
+/* End it: close the array, newline. */
+void delete_json_obj(void);
+/* Objects and arrays; @name is NULL inside an array or at top level. */
+void open_json_object(const char *name);
+void close_json_object(void);
+void open_json_array(enum output_type t, const char *name);
+void close_json_array(enum output_type t, const char *delim);
+
+void print_string(enum output_type t, const char *key, const char *fmt,
+		  const char *value);
+void print_uint(enum output_type t, const char *key, const char *fmt,
+		unsigned int value);
+void print_u64(enum output_type t, const char *key, const char *fmt,
+	       uint64_t value);
+void print_bool(enum output_type t, const char *key, const char *fmt,
+		bool value);
+void print_null(enum output_type t, const char *key, const char *fmt,
+		const char *text);
+/* Text output: end of a line; JSON: nothing. */
+void print_nl(void);
+/* Text output: @n spaces of indent. */
+void print_indent(int n);
+
+/* "64M", "2M", "512K" */
+const char *ctl_size(uint64_t bytes, char *buf, size_t len);
+const char *ctl_mac(const uint8_t mac[6], char *buf, size_t len);
+/* "meta", "free" or the host id */
+const char *ctl_owner(uint32_t owner, char *buf, size_t len);
+
+/* ---- objects ---------------------------------------------------------- */
+
+int do_pool(int argc, char **argv);
+int do_host(int argc, char **argv);
+int do_peer(int argc, char **argv);
+int do_section(int argc, char **argv);
+int do_buffer(int argc, char **argv);
+int do_link(int argc, char **argv);
+int do_monitor(int argc, char **argv);
+
+#endif /* _DRACKCTL_H */

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * drackctl: look at and manage drack pools, hosts, Sections, Buffers and
+ * links, in the manner of iproute2: drackctl [OPTIONS] OBJECT COMMAND.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include "ctl.h"
+
+bool ctl_json;
+bool ctl_pretty;
+int ctl_stats;
+
+static struct drack_nl *ctl_nl_handle;
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: drackctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
+		"       drackctl [ OPTIONS ] monitor\n"
+		"       drackctl -V\n"
+		"where  OBJECT := { pool | host | peer | section | buffer | link | monitor }\n"
+		"       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -n[etns] NAME |\n"
+		"                    -V[ersion] | -h[elp] }\n");
+}
+
+bool matches(const char *arg, const char *word)
+{
+	size_t n = strlen(arg);
+
+	return n && n <= strlen(word) && !memcmp(arg, word, n);
+}
+
+int incomplete_command(void)
+{
+	fprintf(stderr, "Command line is not complete. Try option \"help\"\n");
+	return CTL_EUSAGE;
+}
+
+int invarg(const char *what, const char *arg)
+{
+	fprintf(stderr, "Error: argument \"%s\" is wrong: %s\n", arg, what);
+	return CTL_EUSAGE;
+}
+
+int duparg(const char *key, const char *arg)
+{
+	fprintf(stderr, "Error: duplicate \"%s\": \"%s\" is the second value.\n",
+		key, arg);
+	return CTL_EUSAGE;
+}
+
+int unknown_command(const char *obj, const char *cmd)
+{
+	fprintf(stderr, "Command \"%s\" is unknown, try \"drackctl %s help\".\n",
+		cmd, obj);
+	return CTL_EUSAGE;
+}
+
+int garbage(const char *obj, const char *arg)
+{
+	fprintf(stderr, "Error: unknown argument \"%s\", try \"drackctl %s help\".\n",
+		arg, obj);
+	return CTL_EUSAGE;
+}
+
+int get_u32(uint32_t *val, const char *arg)
+{
+	unsigned long v;
+	char *end;
+
+	if (!arg || !*arg || *arg == '-' || *arg == '+')
+		return -1;
+	errno = 0;
+	v = strtoul(arg, &end, 0);
+	if (errno || *end || v > UINT32_MAX)
+		return -1;
+	*val = (uint32_t)v;
+	return 0;
+}
+
+int get_class(uint32_t *buf_class, const char *arg)
+{
+	if (!strcmp(arg, "2k") || !strcmp(arg, "2K") || !strcmp(arg, "2048"))
+		*buf_class = DRACK_CLASS_2K;
+	else if (!strcmp(arg, "64k") || !strcmp(arg, "64K") ||
+		 !strcmp(arg, "65536"))
+		*buf_class = DRACK_CLASS_64K;
+	else
+		return -1;
+	return 0;
+}
+
+bool ifname_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!n || n >= IFNAMSIZ || !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	for (; *name; name++)
+		if (*name == '/' || *name == ':' || *name == ' ' ||
+		    *name == '\t' || *name == '\n')
+			return false;
+	return true;
+}
+
+struct drack_nl *ctl_nl(void)
+{
+	if (ctl_nl_handle)
+		return ctl_nl_handle;
+	ctl_nl_handle = drack_nl_open();
+	if (!ctl_nl_handle) {
+		if (errno == ENOENT)
+			fprintf(stderr, "Error: generic netlink family \"%s\" not found: is drack.ko loaded?\n",
+				DRACK_GENL_NAME);
+		else
+			fprintf(stderr, "Error: cannot open the \"%s\" generic netlink family: %s.\n",
+				DRACK_GENL_NAME, strerror(errno));
+	}
+	return ctl_nl_handle;
+}
+
+void ctl_nl_close(void)
+{
+	drack_nl_close(ctl_nl_handle);
+	ctl_nl_handle = NULL;
+}
+
+static void ctl_extack(const char *extack)
+{
+	size_t n = strlen(extack);
+
+	fprintf(stderr, "Error: %s%s\n", extack,
+		n && extack[n - 1] == '.' ? "" : ".");
+}
+
+int ctl_err(int err, const char *extack, const char *context)
+{
+	if (extack && *extack)
+		ctl_extack(extack);
+	else if (context)
+		fprintf(stderr, "Error: %s: %s.\n", context, strerror(-err));
+	else
+		fprintf(stderr, "Error: %s.\n", strerror(-err));
+	return CTL_EKERNEL;
+}
+
+int ctl_pool_err(int err, uint32_t pool)
+{
+	char ctx[32];
+
+	if (err == -ENOENT) {
+		fprintf(stderr, "Error: pool %u does not exist.\n", pool);
+		return CTL_EKERNEL;
+	}
+	snprintf(ctx, sizeof(ctx), "pool %u", pool);
+	return ctl_err(err, NULL, ctx);
+}
+
+int ctl_rtnl_err(int err, const char *extack)
+{
+	if (extack && *extack)
+		ctl_extack(extack);
+	else
+		fprintf(stderr, "RTNETLINK answers: %s\n", strerror(-err));
+	return CTL_EKERNEL;
+}
+
+struct ctl_ids {
+	uint32_t *ids;
+	int n;
+};
+
+static int ctl_pool_id_cb(const struct drack_pool_info *pool, void *arg)
+{
+	struct ctl_ids *v = arg;
+	uint32_t *ids = realloc(v->ids, (v->n + 1) * sizeof(*ids));
+	int i;
+
+	if (!ids)
+		return -ENOMEM;
+	v->ids = ids;
+	for (i = v->n++; i > 0 && ids[i - 1] > pool->id; i--)
+		ids[i] = ids[i - 1];
+	ids[i] = pool->id;
+	return 0;
+}
+
+int ctl_pool_ids(uint32_t **ids)
+{
+	struct ctl_ids v = { 0 };
+	int err;
+
+	if (!ctl_nl())
+		return -ENOENT;
+	err = drack_pool_list(ctl_nl(), ctl_pool_id_cb, &v);
+	if (err) {
+		free(v.ids);
+		return err < 0 ? err : -EIO;
+	}
+	*ids = v.ids;
+	return v.n;
+}
+
+struct ctl_linkv {
+	struct drack_link_info *links;
+	int n;
+};
+
+static int ctl_link_cb(const struct drack_link_info *link, void *arg)
+{
+	struct ctl_linkv *v = arg;
+	struct drack_link_info *l = realloc(v->links,
+					    (v->n + 1) * sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	v->links = l;
+	l[v->n++] = *link;
+	return 0;
+}
+
+int ctl_links(struct drack_link_info **links)
+{
+	struct ctl_linkv v = { 0 };
+	int err = drack_link_list(ctl_link_cb, &v);
+
+	if (err) {
+		free(v.links);
+		return err < 0 ? err : -EIO;
+	}
+	*links = v.links;
+	return v.n;
+}
+
+int ctl_link_err(const char *dev, int err)
+{
+	if (err == -ENODEV)
+		fprintf(stderr, "Device \"%s\" does not exist.\n", dev);
+	else if (err == -EOPNOTSUPP)
+		fprintf(stderr, "Error: \"%s\" is not a drack link.\n", dev);
+	else
+		return ctl_err(err, NULL, dev);
+	return CTL_EKERNEL;
+}
+
+int ctl_link_get(const char *dev, struct drack_link_info *link)
+{
+	int err = drack_link_get(dev, link);
+
+	return err ? ctl_link_err(dev, err) : CTL_OK;
+}
+
+/* -n NAME: run in network namespace NAME, as ip -n does. */
+static int ctl_netns(const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (strchr(name, '/'))
+		snprintf(path, sizeof(path), "%s", name);
+	else
+		snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "Cannot open network namespace \"%s\": %s\n",
+			name, strerror(errno));
+		return CTL_EUSAGE;
+	}
+	if (setns(fd, CLONE_NEWNET)) {
+		fprintf(stderr, "setting the network namespace \"%s\" failed: %s\n",
+			name, strerror(errno));
+		close(fd);
+		return CTL_EKERNEL;
+	}
+	close(fd);
+	return 0;
+}
+
+static int do_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	usage(stdout);
+	return CTL_OK;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} objects[] = {
+	{ "pool",	do_pool },
+	{ "host",	do_host },
+	{ "peer",	do_peer },
+	{ "section",	do_section },
+	{ "buffer",	do_buffer },
+	{ "link",	do_link },
+	{ "monitor",	do_monitor },
+	{ "help",	do_help },
+};
+
+static int do_object(int argc, char **argv)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
+		if (matches(argv[0], objects[i].name))
+			return objects[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "Object \"%s\" is unknown, try \"drackctl help\".\n",
+		argv[0]);
+	return CTL_EUSAGE;
+}
+
+int main(int argc, char **argv)
+{
+	int ret;
+
+	while (argc > 1 && argv[1][0] == '-' && argv[1][1]) {
+		const char *opt = argv[1];
+
+		if (opt[1] == '-')
+			opt++;
+		if (matches(opt, "-json")) {
+			ctl_json = true;
+		} else if (matches(opt, "-pretty")) {
+			ctl_json = true;
+			ctl_pretty = true;
+		} else if (matches(opt, "-statistics") || matches(opt, "-stats")) {
+			ctl_stats++;
+		} else if (matches(opt, "-netns")) {
+			argc--;
+			argv++;
+			if (argc <= 1)
+				return incomplete_command();
+			ret = ctl_netns(argv[1]);
+			if (ret)
+				return ret;
+		} else if (matches(opt, "-Version")) {
+			printf("drackctl %s (libdrack, drack netlink family version %d)\n",
+			       CTL_VERSION, DRACK_GENL_VERSION);
+			return CTL_OK;
+		} else if (matches(opt, "-help")) {
+			usage(stdout);
+			return CTL_OK;
+		} else {
+			fprintf(stderr, "Option \"%s\" is unknown, try \"drackctl -help\".\n",
+				argv[1]);
+			return CTL_EUSAGE;
+		}
+		argc--;
+		argv++;
+	}
+	if (argc <= 1) {
+		usage(stderr);
+		return CTL_EUSAGE;
+	}
+	ret = do_object(argc - 1, argv + 1);
+	ctl_nl_close();
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "drackctl: write error: %s\n", strerror(errno));
+		return ret ? ret : CTL_EUSAGE;
+	}
+	return ret;
+}
