@@ -114,10 +114,10 @@ struct drack_pool *drack_pool_find(u32 id)
 	return NULL;
 }
 
-static void drack_pool_heartbeat(struct work_struct *work)
+/* Call @fn for every host of @pool that lives in this kernel. */
+static void drack_pool_for_each_local(struct drack_pool *pool,
+				      void (*fn)(struct drack_dev *dd))
 {
-	struct drack_pool *pool = container_of(to_delayed_work(work),
-					       struct drack_pool, heartbeat);
 	struct drack_dev *dd;
 	u32 h;
 
@@ -125,9 +125,17 @@ static void drack_pool_heartbeat(struct work_struct *work)
 	for (h = 0; h < pool->geo.max_hosts; h++) {
 		dd = rcu_dereference(pool->local[h]);
 		if (dd)
-			drack_dev_tick(dd);
+			fn(dd);
 	}
 	rcu_read_unlock();
+}
+
+static void drack_pool_heartbeat(struct work_struct *work)
+{
+	struct drack_pool *pool = container_of(to_delayed_work(work),
+					       struct drack_pool, heartbeat);
+
+	drack_pool_for_each_local(pool, drack_dev_tick);
 	schedule_delayed_work(&pool->heartbeat,
 			      msecs_to_jiffies(DRACK_HEARTBEAT_MS));
 }
@@ -253,14 +261,5 @@ out:
 
 void drack_pool_peers_changed(struct drack_pool *pool)
 {
-	struct drack_dev *dd;
-	u32 h;
-
-	rcu_read_lock();
-	for (h = 0; h < pool->geo.max_hosts; h++) {
-		dd = rcu_dereference(pool->local[h]);
-		if (dd)
-			drack_dev_update_carrier(dd);
-	}
-	rcu_read_unlock();
+	drack_pool_for_each_local(pool, drack_dev_update_carrier);
 }
