@@ -14,31 +14,10 @@
 #include <linux/rtnetlink.h>
 #include "internal.h"
 
-#ifndef SOL_NETLINK
-#define SOL_NETLINK 270
-#endif
+/* nl.c: dl_socket() for another netlink protocol. */
+struct nl_sock *dl_socket_proto(int protocol);
 
 #define DL_LINK_KIND	"drack"
-
-static struct nl_sock *dl_route_socket(void)
-{
-	struct nl_sock *sk = nl_socket_alloc();
-	int one = 1, err;
-
-	if (!sk)
-		return NULL;
-	err = nl_connect(sk, NETLINK_ROUTE);
-	if (err < 0) {
-		nl_socket_free(sk);
-		errno = -dl_errno(err);
-		return NULL;
-	}
-	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK,
-		   &one, sizeof(one));
-	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK,
-		   &one, sizeof(one));
-	return sk;
-}
 
 /* One rtnetlink transaction on a fresh socket; @msg is consumed. */
 static int dl_route_txn(struct nl_msg *msg, dl_parse_fn parse, void *arg,
@@ -51,7 +30,7 @@ static int dl_route_txn(struct nl_msg *msg, dl_parse_fn parse, void *arg,
 		errbuf[0] = '\0';
 	if (!msg)
 		return -ENOMEM;
-	sk = dl_route_socket();
+	sk = dl_socket_proto(NETLINK_ROUTE);
 	if (!sk) {
 		err = -errno;
 		nlmsg_free(msg);

@@ -61,7 +61,8 @@ int dl_errno(int nlerr)
 	}
 }
 
-struct nl_sock *dl_socket(void)
+/* A connected netlink socket of @protocol with extended ACKs (link.c). */
+struct nl_sock *dl_socket_proto(int protocol)
 {
 	struct nl_sock *sk = nl_socket_alloc();
 	int one = 1, err;
@@ -70,7 +71,7 @@ struct nl_sock *dl_socket(void)
 		errno = ENOMEM;
 		return NULL;
 	}
-	err = genl_connect(sk);
+	err = nl_connect(sk, protocol);
 	if (err < 0) {
 		nl_socket_free(sk);
 		errno = -dl_errno(err);
@@ -82,6 +83,11 @@ struct nl_sock *dl_socket(void)
 	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK,
 		   &one, sizeof(one));
 	return sk;
+}
+
+struct nl_sock *dl_socket(void)
+{
+	return dl_socket_proto(NETLINK_GENERIC);
 }
 
 struct drack_nl *drack_nl_open(void)

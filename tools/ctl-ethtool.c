@@ -5,6 +5,8 @@
  * whatever /sys shows, and on every kernel drack.ko builds for.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -119,6 +121,18 @@ int ctl_ethtool_stat(const struct ctl_ethtool_stats *st, const char *name,
 		}
 	}
 	return -1;
+}
+
+int ctl_ethtool_statf(const struct ctl_ethtool_stats *st, uint64_t *value,
+		      const char *fmt, ...)
+{
+	char name[48];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	return ctl_ethtool_stat(st, name, value);
 }
 
 void ctl_ethtool_free(struct ctl_ethtool_stats *st)

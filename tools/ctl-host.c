@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* drackctl host: the host tables of the pools (DRACK_CMD_HOST_GET). */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,61 +73,31 @@ static int print_host(const struct drack_host_info *h, void *arg)
 	return 0;
 }
 
+static int host_list(uint32_t pool, void *arg)
+{
+	return drack_host_list(ctl_nl(), pool, print_host, arg);
+}
+
 static int host_show(int argc, char **argv)
 {
 	struct host_show s = { 0 };
 	bool have_pool = false;
-	uint32_t pool = 0, *ids = NULL;
-	int i, n, err = 0, ret = CTL_OK;
+	uint32_t pool = 0;
+	const struct ctl_arg args[] = {
+		{ .key = "pool", .get = get_u32, .u32 = &pool,
+		  .have = &have_pool, .invalid = "invalid pool id" },
+		{ .key = "id", .alias = "host", .get = get_u32, .u32 = &s.id,
+		  .have = &s.have_id, .invalid = "invalid host id" },
+		{ 0 }
+	};
+	int ret = ctl_args(argc, argv, args, "host", usage);
 
-	while (argc > 0) {
-		if (matches(*argv, "pool")) {
-			NEXT_ARG();
-			if (have_pool)
-				return duparg("pool", *argv);
-			if (get_u32(&pool, *argv))
-				return invarg("invalid pool id", *argv);
-			have_pool = true;
-		} else if (matches(*argv, "id") || matches(*argv, "host")) {
-			NEXT_ARG();
-			if (s.have_id)
-				return duparg("id", *argv);
-			if (get_u32(&s.id, *argv))
-				return invarg("invalid host id", *argv);
-			s.have_id = true;
-		} else if (matches(*argv, "help")) {
-			usage(stdout);
-			return CTL_OK;
-		} else {
-			return garbage("host", *argv);
-		}
-		argc--;
-		argv++;
-	}
-
-	if (!ctl_nl())
-		return CTL_EKERNEL;
-	if (have_pool) {
-		ids = &pool;
-		n = 1;
-	} else {
-		n = ctl_pool_ids(&ids);
-		if (n < 0)
-			return ctl_err(n, NULL, "listing pools");
-	}
+	if (ret != CTL_MORE)
+		return ret;
 	s.nlinks = ctl_links(&s.links);
 	if (s.nlinks < 0)
 		s.nlinks = 0;	/* only the interface names are missing */
-
-	new_json_obj();
-	for (i = 0; i < n && !err; i++) {
-		err = drack_host_list(ctl_nl(), ids[i], print_host, &s);
-		if (err)
-			ret = ctl_pool_err(err, ids[i]);
-	}
-	delete_json_obj();
-	if (!have_pool)
-		free(ids);
+	ret = ctl_show_pools(have_pool, pool, host_list, &s);
 	free(s.links);
 	return ret;
 }

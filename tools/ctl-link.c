@@ -4,10 +4,7 @@
  * pool and host id that ip link cannot pass (IFLA_DRACK_POOL/HOST).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
@@ -56,10 +53,11 @@ static void print_link_flags(uint32_t flags)
 	close_json_array(PRINT_JSON, NULL);
 }
 
-static void print_link(const struct drack_link_info *l)
+static int print_link(const struct drack_link_info *l, void *arg)
 {
 	char mac[32];
 
+	(void)arg;
 	open_json_object(NULL);
 	print_uint(PRINT_ANY, "ifindex", "%u: ", l->ifindex);
 	print_string(PRINT_ANY, "ifname", "%s: ", l->name);
@@ -74,116 +72,45 @@ static void print_link(const struct drack_link_info *l)
 		     ctl_mac(l->mac, mac, sizeof(mac)));
 	close_json_object();
 	print_nl();
+	return CTL_OK;
 }
 
 static int link_show(int argc, char **argv)
 {
-	struct drack_link_info *links = NULL, one;
-	const char *dev = NULL;
-	int i, n, ret;
-
-	while (argc > 0) {
-		if (matches(*argv, "dev"))
-			NEXT_ARG();
-		else if (matches(*argv, "help")) {
-			usage(stdout);
-			return CTL_OK;
-		}
-		if (dev)
-			return duparg("dev", *argv);
-		if (!ifname_ok(*argv))
-			return invarg("not a valid ifname", *argv);
-		dev = *argv;
-		argc--;
-		argv++;
-	}
-
-	if (dev) {
-		ret = ctl_link_get(dev, &one);
-		if (ret)
-			return ret;
-		links = &one;
-		n = 1;
-	} else {
-		n = ctl_links(&links);
-		if (n < 0)
-			return ctl_err(n, NULL, "listing links");
-	}
-	new_json_obj();
-	for (i = 0; i < n; i++)
-		print_link(&links[i]);
-	delete_json_obj();
-	if (!dev)
-		free(links);
-	return CTL_OK;
+	return ctl_show_dev(argc, argv, "link", usage, print_link);
 }
 
-/* netns NAME (in /run/netns), a path, or a pid: an fd, or -1. */
-static int open_netns(const char *ns)
+/* A pool or host id of a new link: not DRACK_LINK_ANY. */
+static int get_link_id(uint32_t *val, const char *arg)
 {
-	char path[PATH_MAX];
-	uint32_t pid;
-	int fd;
-
-	if (strchr(ns, '/'))
-		snprintf(path, sizeof(path), "%s", ns);
-	else if (!get_u32(&pid, ns))
-		snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
-	else
-		snprintf(path, sizeof(path), "/run/netns/%s", ns);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		fprintf(stderr, "Cannot open network namespace \"%s\": %s\n",
-			ns, strerror(errno));
-	return fd;
+	return get_u32(val, arg) || *val == DRACK_LINK_ANY ? -1 : 0;
 }
 
 static int link_add(int argc, char **argv)
 {
 	uint32_t pool = DRACK_LINK_ANY, host = DRACK_LINK_ANY;
 	const char *name = NULL, *netns = NULL;
+	bool have_pool = false, have_host = false;
 	char extack[DRACK_ERRMSG_MAX];
+	const struct ctl_arg args[] = {
+		{ .key = "pool", .get = get_link_id, .u32 = &pool,
+		  .have = &have_pool, .invalid = "invalid pool id" },
+		{ .key = "host", .get = get_link_id, .u32 = &host,
+		  .have = &have_host, .invalid = "invalid host id" },
+		{ .key = "netns", .str = &netns },
+		{ .key = "name", .alias = "dev", .str = &name,
+		  .flags = CTL_ARG_POSITIONAL | CTL_ARG_EXACT |
+			   CTL_ARG_IFNAME | CTL_ARG_REQUIRED,
+		  .invalid = "not a valid ifname" },
+		{ 0 }
+	};
 	int err, fd = -1;
 
-	while (argc > 0) {
-		if (matches(*argv, "pool")) {
-			NEXT_ARG();
-			if (pool != DRACK_LINK_ANY)
-				return duparg("pool", *argv);
-			if (get_u32(&pool, *argv) || pool == DRACK_LINK_ANY)
-				return invarg("invalid pool id", *argv);
-		} else if (matches(*argv, "host")) {
-			NEXT_ARG();
-			if (host != DRACK_LINK_ANY)
-				return duparg("host", *argv);
-			if (get_u32(&host, *argv) || host == DRACK_LINK_ANY)
-				return invarg("invalid host id", *argv);
-		} else if (matches(*argv, "netns")) {
-			NEXT_ARG();
-			if (netns)
-				return duparg("netns", *argv);
-			netns = *argv;
-		} else if (matches(*argv, "help")) {
-			usage(stdout);
-			return CTL_OK;
-		} else {
-			if (!strcmp(*argv, "name") || !strcmp(*argv, "dev"))
-				NEXT_ARG();
-			if (name)
-				return duparg("name", *argv);
-			if (!ifname_ok(*argv))
-				return invarg("not a valid ifname", *argv);
-			name = *argv;
-		}
-		argc--;
-		argv++;
-	}
-	if (!name) {
-		fprintf(stderr, "Not enough information: \"name\" argument is required.\n");
-		return CTL_EUSAGE;
-	}
+	err = ctl_args(argc, argv, args, "link", usage);
+	if (err != CTL_MORE)
+		return err;
 	if (netns) {
-		fd = open_netns(netns);
+		fd = ctl_open_netns(netns, true);
 		if (fd < 0)
 			return CTL_EUSAGE;
 	}
@@ -197,27 +124,18 @@ static int link_del(int argc, char **argv)
 {
 	char extack[DRACK_ERRMSG_MAX];
 	const char *name = NULL;
+	const struct ctl_arg args[] = {
+		{ .key = "dev", .alias = "name", .str = &name,
+		  .flags = CTL_ARG_POSITIONAL | CTL_ARG_EXACT |
+			   CTL_ARG_IFNAME | CTL_ARG_REQUIRED,
+		  .invalid = "not a valid ifname" },
+		{ 0 }
+	};
 	int err;
 
-	while (argc > 0) {
-		if (matches(*argv, "help")) {
-			usage(stdout);
-			return CTL_OK;
-		}
-		if (!strcmp(*argv, "dev") || !strcmp(*argv, "name"))
-			NEXT_ARG();
-		if (name)
-			return duparg("dev", *argv);
-		if (!ifname_ok(*argv))
-			return invarg("not a valid ifname", *argv);
-		name = *argv;
-		argc--;
-		argv++;
-	}
-	if (!name) {
-		fprintf(stderr, "Not enough information: \"dev\" argument is required.\n");
-		return CTL_EUSAGE;
-	}
+	err = ctl_args(argc, argv, args, "link", usage);
+	if (err != CTL_MORE)
+		return err;
 	err = drack_link_del(name, extack, sizeof(extack));
 	if (err == -ENODEV || err == -EOPNOTSUPP)
 		return ctl_link_err(name, err);

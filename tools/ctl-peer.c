@@ -5,10 +5,8 @@
  * interface's per-peer counters (ethtool -S peerN_*).
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include "ctl.h"
 
 static void usage(FILE *out)
@@ -47,12 +45,12 @@ static void print_peer(const struct peer_table *t,
 	const struct drack_host_info *h = &t->host[p];
 	uint64_t v[NR_PEER_FIELDS] = { 0 };
 	bool have[NR_PEER_FIELDS] = { false }, any = false;
-	char name[48], fmt[48], mac[32];
+	char mac[32];
 	size_t i;
 
 	for (i = 0; i < NR_PEER_FIELDS; i++) {
-		snprintf(name, sizeof(name), "peer%u_%s", p, peer_fields[i]);
-		have[i] = !ctl_ethtool_stat(st, name, &v[i]);
+		have[i] = !ctl_ethtool_statf(st, &v[i], "peer%u_%s", p,
+					     peer_fields[i]);
 		any |= have[i] && v[i];
 	}
 	if (!t->present[p] && !any)
@@ -70,19 +68,21 @@ static void print_peer(const struct peer_table *t,
 		print_string(PRINT_ANY, "mac", " mac %s",
 			     ctl_mac(h->mac, mac, sizeof(mac)));
 	}
-	for (i = 0; i < NR_PEER_FIELDS; i++) {
-		if (!have[i])
-			continue;
-		snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, peer_fields[i]);
-		print_u64(PRINT_ANY, peer_fields[i], fmt, v[i]);
-	}
+	for (i = 0; i < NR_PEER_FIELDS; i++)
+		if (have[i])
+			ctl_print_counter(peer_fields[i], v[i]);
 	close_json_object();
 	print_nl();
 }
 
-static int peer_show_link(const struct drack_link_info *l, bool have_id,
-			  uint32_t id)
+struct peer_show {
+	bool have_id;
+	uint32_t id;
+};
+
+static int peer_show_link(const struct drack_link_info *l, void *arg)
 {
+	const struct peer_show *s = arg;
 	struct ctl_ethtool_stats st;
 	struct peer_table *t;
 	uint32_t p;
@@ -96,22 +96,15 @@ static int peer_show_link(const struct drack_link_info *l, bool have_id,
 		free(t);
 		return ctl_pool_err(err, l->pool);
 	}
-	err = ctl_ethtool_stats(l->name, &st);
-	if (err) {
+	if (ctl_link_stats(l->name, &st)) {
 		free(t);
-		fprintf(stderr, "Error: %s: cannot read counters: %s.\n",
-			l->name, strerror(-err));
 		return CTL_EKERNEL;
 	}
 
-	open_json_object(NULL);
-	print_string(PRINT_ANY, "ifname", "%s", l->name);
-	print_uint(PRINT_ANY, "pool", " pool %u", l->pool);
-	print_uint(PRINT_ANY, "host", " host %u", l->host);
-	print_nl();
+	ctl_print_link_head(l);
 	open_json_array(PRINT_JSON, "peers");
 	for (p = 0; p < DRACK_MAX_HOSTS; p++)
-		if (p != l->host && (!have_id || p == id))
+		if (p != l->host && (!s->have_id || p == s->id))
 			print_peer(t, &st, p);
 	close_json_array(PRINT_JSON, NULL);
 	close_json_object();
@@ -122,58 +115,20 @@ static int peer_show_link(const struct drack_link_info *l, bool have_id,
 
 static int peer_show(int argc, char **argv)
 {
-	struct drack_link_info *links = NULL, one;
+	struct peer_show s = { 0 };
 	const char *dev = NULL;
-	bool have_id = false;
-	int i, n, ret = CTL_OK;
-	uint32_t id = 0;
+	const struct ctl_arg args[] = {
+		{ .key = "id", .alias = "peer", .get = get_u32, .u32 = &s.id,
+		  .have = &s.have_id, .invalid = "invalid host id" },
+		{ .key = "dev", .flags = CTL_ARG_POSITIONAL | CTL_ARG_IFNAME,
+		  .str = &dev, .invalid = "not a valid ifname" },
+		{ 0 }
+	};
+	int ret = ctl_args(argc, argv, args, "peer", usage);
 
-	while (argc > 0) {
-		if (matches(*argv, "id") || matches(*argv, "peer")) {
-			NEXT_ARG();
-			if (have_id)
-				return duparg("id", *argv);
-			if (get_u32(&id, *argv))
-				return invarg("invalid host id", *argv);
-			have_id = true;
-		} else if (matches(*argv, "help")) {
-			usage(stdout);
-			return CTL_OK;
-		} else {
-			if (matches(*argv, "dev"))
-				NEXT_ARG();
-			if (dev)
-				return duparg("dev", *argv);
-			if (!ifname_ok(*argv))
-				return invarg("not a valid ifname", *argv);
-			dev = *argv;
-		}
-		argc--;
-		argv++;
-	}
-
-	if (dev) {
-		ret = ctl_link_get(dev, &one);
-		if (ret)
-			return ret;
-		links = &one;
-		n = 1;
-	} else {
-		n = ctl_links(&links);
-		if (n < 0)
-			return ctl_err(n, NULL, "listing links");
-	}
-	if (n && !ctl_nl()) {
-		ret = CTL_EKERNEL;
-		n = 0;
-	}
-	new_json_obj();
-	for (i = 0; i < n; i++)
-		ret |= peer_show_link(&links[i], have_id, id);
-	delete_json_obj();
-	if (!dev)
-		free(links);
-	return ret;
+	if (ret != CTL_MORE)
+		return ret;
+	return ctl_show_links(dev, true, peer_show_link, &s);
 }
 
 int do_peer(int argc, char **argv)

@@ -43,24 +43,16 @@ static int pool_show(int argc, char **argv)
 	struct drack_pool_info info;
 	bool have_id = false;
 	uint32_t id = 0;
+	const struct ctl_arg args[] = {
+		{ .key = "id", .flags = CTL_ARG_POSITIONAL, .get = get_u32,
+		  .u32 = &id, .have = &have_id, .invalid = "invalid pool id" },
+		{ 0 }
+	};
 	int err;
 
-	while (argc > 0) {
-		if (matches(*argv, "id"))
-			NEXT_ARG();
-		else if (matches(*argv, "help")) {
-			usage(stdout);
-			return CTL_OK;
-		}
-		if (have_id)
-			return duparg("id", *argv);
-		if (get_u32(&id, *argv))
-			return invarg("invalid pool id", *argv);
-		have_id = true;
-		argc--;
-		argv++;
-	}
-
+	err = ctl_args(argc, argv, args, "pool", usage);
+	if (err != CTL_MORE)
+		return err;
 	if (!ctl_nl())
 		return CTL_EKERNEL;
 	if (have_id) {

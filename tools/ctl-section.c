@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include "ctl.h"
 
 #define OWNER_ANY	UINT32_MAX
@@ -61,135 +60,74 @@ static int print_section(const struct drack_section_info *sec, void *arg)
 	return 0;
 }
 
+static int section_list(uint32_t pool, void *arg)
+{
+	return drack_section_list(ctl_nl(), pool, print_section, arg);
+}
+
+/* A Section owner: a host id, "free" or "meta". */
+static int get_owner(uint32_t *owner, const char *arg)
+{
+	if (matches(arg, "free"))
+		*owner = DRACK_SECTION_FREE;
+	else if (matches(arg, "meta"))
+		*owner = DRACK_SECTION_META;
+	else if (get_u32(owner, arg) || *owner >= DRACK_MAX_HOSTS)
+		return -1;
+	return 0;
+}
+
 static int section_show(int argc, char **argv)
 {
 	struct section_show s = { .owner = OWNER_ANY };
-	bool have_pool = false;
-	uint32_t pool = 0, *ids = NULL;
-	int i, n, err = 0, ret = CTL_OK;
+	bool have_pool = false, have_owner = false;
+	uint32_t pool = 0;
+	const struct ctl_arg args[] = {
+		{ .key = "pool", .get = get_u32, .u32 = &pool,
+		  .have = &have_pool, .invalid = "invalid pool id" },
+		{ .key = "id", .alias = "section", .get = get_u32, .u32 = &s.id,
+		  .have = &s.have_id, .invalid = "invalid Section id" },
+		{ .key = "owner", .get = get_owner, .u32 = &s.owner,
+		  .have = &have_owner,
+		  .invalid = "owner is a host id, \"free\" or \"meta\"" },
+		{ .key = "free", .name = "owner", .flags = CTL_ARG_BARE,
+		  .get = get_owner, .u32 = &s.owner, .have = &have_owner },
+		{ .key = "class", .get = get_class, .u32 = &s.buf_class,
+		  .have = &s.have_class, .invalid = "class is 2k or 64k" },
+		{ 0 }
+	};
+	int ret = ctl_args(argc, argv, args, "section", usage);
 
-	while (argc > 0) {
-		if (matches(*argv, "pool")) {
-			NEXT_ARG();
-			if (have_pool)
-				return duparg("pool", *argv);
-			if (get_u32(&pool, *argv))
-				return invarg("invalid pool id", *argv);
-			have_pool = true;
-		} else if (matches(*argv, "id") || matches(*argv, "section")) {
-			NEXT_ARG();
-			if (s.have_id)
-				return duparg("id", *argv);
-			if (get_u32(&s.id, *argv))
-				return invarg("invalid Section id", *argv);
-			s.have_id = true;
-		} else if (matches(*argv, "owner")) {
-			NEXT_ARG();
-			if (s.owner != OWNER_ANY)
-				return duparg("owner", *argv);
-			if (matches(*argv, "free"))
-				s.owner = DRACK_SECTION_FREE;
-			else if (matches(*argv, "meta"))
-				s.owner = DRACK_SECTION_META;
-			else if (get_u32(&s.owner, *argv) ||
-				 s.owner >= DRACK_MAX_HOSTS)
-				return invarg("owner is a host id, \"free\" or \"meta\"",
-					      *argv);
-		} else if (matches(*argv, "free")) {
-			if (s.owner != OWNER_ANY)
-				return duparg("owner", *argv);
-			s.owner = DRACK_SECTION_FREE;
-		} else if (matches(*argv, "class")) {
-			NEXT_ARG();
-			if (s.have_class)
-				return duparg("class", *argv);
-			if (get_class(&s.buf_class, *argv))
-				return invarg("class is 2k or 64k", *argv);
-			s.have_class = true;
-		} else if (matches(*argv, "help")) {
-			usage(stdout);
-			return CTL_OK;
-		} else {
-			return garbage("section", *argv);
-		}
-		argc--;
-		argv++;
-	}
-
-	if (!ctl_nl())
-		return CTL_EKERNEL;
-	if (have_pool) {
-		ids = &pool;
-		n = 1;
-	} else {
-		n = ctl_pool_ids(&ids);
-		if (n < 0)
-			return ctl_err(n, NULL, "listing pools");
-	}
-	new_json_obj();
-	for (i = 0; i < n && !err; i++) {
-		err = drack_section_list(ctl_nl(), ids[i], print_section, &s);
-		if (err)
-			ret = ctl_pool_err(err, ids[i]);
-	}
-	delete_json_obj();
-	if (!have_pool)
-		free(ids);
-	return ret;
+	if (ret != CTL_MORE)
+		return ret;
+	return ctl_show_pools(have_pool, pool, section_list, &s);
 }
 
 static int section_grant(int argc, char **argv)
 {
+	uint32_t pool = 0, host = 0, sec = 0, buf_class = 0;
 	bool have_pool = false, have_host = false, have_sec = false;
 	bool have_class = false;
-	uint32_t pool = 0, host = 0, sec = 0, buf_class = 0;
 	char extack[DRACK_ERRMSG_MAX];
+	const struct ctl_arg args[] = {
+		{ .key = "pool", .get = get_u32, .u32 = &pool,
+		  .have = &have_pool, .invalid = "invalid pool id" },
+		{ .key = "host", .get = get_u32, .u32 = &host,
+		  .have = &have_host, .flags = CTL_ARG_REQUIRED,
+		  .invalid = "invalid host id" },
+		{ .key = "section", .alias = "id", .get = get_u32, .u32 = &sec,
+		  .have = &have_sec, .flags = CTL_ARG_REQUIRED,
+		  .invalid = "invalid Section id" },
+		{ .key = "class", .get = get_class, .u32 = &buf_class,
+		  .have = &have_class, .flags = CTL_ARG_REQUIRED,
+		  .invalid = "class is 2k or 64k" },
+		{ 0 }
+	};
 	int err;
 
-	while (argc > 0) {
-		if (matches(*argv, "pool")) {
-			NEXT_ARG();
-			if (have_pool)
-				return duparg("pool", *argv);
-			if (get_u32(&pool, *argv))
-				return invarg("invalid pool id", *argv);
-			have_pool = true;
-		} else if (matches(*argv, "host")) {
-			NEXT_ARG();
-			if (have_host)
-				return duparg("host", *argv);
-			if (get_u32(&host, *argv))
-				return invarg("invalid host id", *argv);
-			have_host = true;
-		} else if (matches(*argv, "section") || matches(*argv, "id")) {
-			NEXT_ARG();
-			if (have_sec)
-				return duparg("section", *argv);
-			if (get_u32(&sec, *argv))
-				return invarg("invalid Section id", *argv);
-			have_sec = true;
-		} else if (matches(*argv, "class")) {
-			NEXT_ARG();
-			if (have_class)
-				return duparg("class", *argv);
-			if (get_class(&buf_class, *argv))
-				return invarg("class is 2k or 64k", *argv);
-			have_class = true;
-		} else if (matches(*argv, "help")) {
-			usage(stdout);
-			return CTL_OK;
-		} else {
-			return garbage("section", *argv);
-		}
-		argc--;
-		argv++;
-	}
-	if (!have_host || !have_sec || !have_class) {
-		fprintf(stderr, "Not enough information: \"%s\" argument is required.\n",
-			!have_host ? "host" : !have_sec ? "section" : "class");
-		return CTL_EUSAGE;
-	}
-
+	err = ctl_args(argc, argv, args, "section", usage);
+	if (err != CTL_MORE)
+		return err;
 	if (!ctl_nl())
 		return CTL_EKERNEL;
 	err = drack_section_grant(ctl_nl(), pool, host, sec, buf_class,

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "uapi/drack.h"
 #include "drack/drack.h"
 
@@ -52,6 +53,40 @@ int get_u32(uint32_t *val, const char *arg);
 int get_class(uint32_t *buf_class, const char *arg);
 bool ifname_ok(const char *name);
 
+/*
+ * A command's keyword arguments, as a table ended by an entry with no
+ * @key: "KEY VALUE" (or "ALIAS VALUE") each at most once, "help", and at
+ * most one CTL_ARG_POSITIONAL entry, whose keyword may be left out.
+ */
+struct ctl_arg {
+	const char *key, *alias;	/* matches(), or strcmp() if EXACT */
+	const char *name;		/* in messages; NULL: @key */
+	unsigned int flags;		/* CTL_ARG_* */
+	/* A number into @u32: 0, or -1 for invarg(@invalid). */
+	int (*get)(uint32_t *val, const char *arg);
+	uint32_t *u32;
+	const char **str;		/* without @get: the word itself */
+	bool *have;			/* NULL for @str: *@str != NULL */
+	const char *invalid;
+};
+
+#define CTL_ARG_POSITIONAL	0x01	/* KEY may be left out */
+#define CTL_ARG_EXACT		0x02	/* KEY is not abbreviated */
+#define CTL_ARG_BARE		0x04	/* no VALUE: @get parses KEY itself */
+#define CTL_ARG_IFNAME		0x08	/* @str must be an interface name */
+#define CTL_ARG_REQUIRED	0x10	/* "Not enough information" without */
+
+/* ctl_args() parsed every argument: the command goes on. */
+#define CTL_MORE	(-1)
+
+/*
+ * Parse @argv by @args; "help" prints @usage, an unknown word is
+ * garbage(@obj). CTL_MORE, or the exit status: CTL_OK after help, else
+ * CTL_EUSAGE after an error message.
+ */
+int ctl_args(int argc, char **argv, const struct ctl_arg *args,
+	     const char *obj, void (*usage)(FILE *out));
+
 /* ---- talking to the kernel ----------------------------------------- */
 
 /* The generic netlink handle, opened once; NULL after an error message. */
@@ -75,6 +110,30 @@ int ctl_link_err(const char *dev, int err);
 int ctl_pool_ids(uint32_t **ids);
 /* Every drack link of this netns: count or -errno; free() *links. */
 int ctl_links(struct drack_link_info **links);
+/*
+ * netns NAME (in /run/netns), a path, or with @pids a pid: an fd, or -1
+ * after an error message.
+ */
+int ctl_open_netns(const char *ns, bool pids);
+
+/*
+ * The show commands: @show for the link @dev, or for every drack link of
+ * this netns, in one JSON array; with @need_nl, none if the generic
+ * netlink family cannot be opened. The ORed returns, or an exit status.
+ */
+int ctl_show_links(const char *dev, bool need_nl,
+		   int (*show)(const struct drack_link_info *l, void *arg),
+		   void *arg);
+/* "[ [ dev ] DEV ]": ctl_show_links() of it, or ctl_args()' exit status. */
+int ctl_show_dev(int argc, char **argv, const char *obj,
+		 void (*usage)(FILE *out),
+		 int (*show)(const struct drack_link_info *l, void *arg));
+/*
+ * @list for pool @pool (if @have_pool) or for every pool, in one JSON
+ * array, until one fails: @list returns 0 or -errno. An exit status.
+ */
+int ctl_show_pools(bool have_pool, uint32_t pool,
+		   int (*list)(uint32_t pool, void *arg), void *arg);
 
 /* ---- ethtool (SIOCETHTOOL) ----------------------------------------- */
 
@@ -89,6 +148,12 @@ int ctl_ethtool_stats(const char *ifname, struct ctl_ethtool_stats *st);
 /* The counter @name: 0, or -1 if there is none. */
 int ctl_ethtool_stat(const struct ctl_ethtool_stats *st, const char *name,
 		     uint64_t *value);
+/* The same, the name printf'ed from @fmt. */
+int ctl_ethtool_statf(const struct ctl_ethtool_stats *st, uint64_t *value,
+		      const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The counters of link @ifname: CTL_OK, or CTL_EKERNEL after a message. */
+int ctl_link_stats(const char *ifname, struct ctl_ethtool_stats *st);
 void ctl_ethtool_free(struct ctl_ethtool_stats *st);
 
 /* ---- output: iproute2's json_print, cut down (ctl-json.c) ----------- */
@@ -123,6 +188,11 @@ void print_null(enum output_type t, const char *key, const char *fmt,
 void print_nl(void);
 /* Text output: @n spaces of indent. */
 void print_indent(int n);
+
+/* Open the object of a link: "IFNAME pool P host H" and a newline. */
+void ctl_print_link_head(const struct drack_link_info *l);
+/* A counter: " KEY VALUE" (JSON: "KEY": VALUE). */
+void ctl_print_counter(const char *key, uint64_t value);
 
 /* "64M", "2M", "512K" */
 const char *ctl_size(uint64_t bytes, char *buf, size_t len);

@@ -5,8 +5,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,19 +260,10 @@ int ctl_link_get(const char *dev, struct drack_link_info *link)
 /* -n NAME: run in network namespace NAME, as ip -n does. */
 static int ctl_netns(const char *name)
 {
-	char path[PATH_MAX];
-	int fd;
+	int fd = ctl_open_netns(name, false);
 
-	if (strchr(name, '/'))
-		snprintf(path, sizeof(path), "%s", name);
-	else
-		snprintf(path, sizeof(path), "/run/netns/%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "Cannot open network namespace \"%s\": %s\n",
-			name, strerror(errno));
+	if (fd < 0)
 		return CTL_EUSAGE;
-	}
 	if (setns(fd, CLONE_NEWNET)) {
 		fprintf(stderr, "setting the network namespace \"%s\" failed: %s\n",
 			name, strerror(errno));

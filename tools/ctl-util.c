@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * drackctl: what the objects share: the keyword argument parser, the
+ * show loops over drack links and over pools, and counter printing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ctl.h"
+
+static bool ctl_arg_is(const struct ctl_arg *a, const char *arg)
+{
+	if (a->flags & CTL_ARG_EXACT)
+		return !strcmp(arg, a->key) || (a->alias && !strcmp(arg, a->alias));
+	return matches(arg, a->key) || (a->alias && matches(arg, a->alias));
+}
+
+static bool ctl_arg_have(const struct ctl_arg *a)
+{
+	return a->have ? *a->have : *a->str != NULL;
+}
+
+/* The value @arg of @a: 0, or the exit status after an error message. */
+static int ctl_arg_set(const struct ctl_arg *a, const char *arg)
+{
+	if (ctl_arg_have(a))
+		return duparg(a->name ? a->name : a->key, arg);
+	if (a->get) {
+		if (a->get(a->u32, arg))
+			return invarg(a->invalid, arg);
+	} else {
+		if ((a->flags & CTL_ARG_IFNAME) && !ifname_ok(arg))
+			return invarg(a->invalid, arg);
+		*a->str = arg;
+	}
+	if (a->have)
+		*a->have = true;
+	return 0;
+}
+
+int ctl_args(int argc, char **argv, const struct ctl_arg *args,
+	     const char *obj, void (*usage)(FILE *out))
+{
+	const struct ctl_arg *a, *pos;
+	int ret;
+
+	for (; argc > 0; argc--, argv++) {
+		pos = NULL;
+		for (a = args; a->key; a++) {
+			if (a->flags & CTL_ARG_POSITIONAL)
+				pos = a;
+			else if (ctl_arg_is(a, *argv))
+				break;
+		}
+		if (a->key) {
+			if (!(a->flags & CTL_ARG_BARE))
+				NEXT_ARG();
+		} else if (matches(*argv, "help")) {
+			usage(stdout);
+			return CTL_OK;
+		} else if (pos) {
+			a = pos;
+			if (ctl_arg_is(a, *argv))
+				NEXT_ARG();
+		} else {
+			return garbage(obj, *argv);
+		}
+		ret = ctl_arg_set(a, *argv);
+		if (ret)
+			return ret;
+	}
+	for (a = args; a->key; a++) {
+		if ((a->flags & CTL_ARG_REQUIRED) && !ctl_arg_have(a)) {
+			fprintf(stderr, "Not enough information: \"%s\" argument is required.\n",
+				a->name ? a->name : a->key);
+			return CTL_EUSAGE;
+		}
+	}
+	return CTL_MORE;
+}
+
+int ctl_open_netns(const char *ns, bool pids)
+{
+	char path[PATH_MAX];
+	uint32_t pid;
+	int fd;
+
+	if (strchr(ns, '/'))
+		snprintf(path, sizeof(path), "%s", ns);
+	else if (pids && !get_u32(&pid, ns))
+		snprintf(path, sizeof(path), "/proc/%u/ns/net", pid);
+	else
+		snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fprintf(stderr, "Cannot open network namespace \"%s\": %s\n",
+			ns, strerror(errno));
+	return fd;
+}
+
+int ctl_show_links(const char *dev, bool need_nl,
+		   int (*show)(const struct drack_link_info *l, void *arg),
+		   void *arg)
+{
+	struct drack_link_info *links = NULL, one;
+	int i, n, ret = CTL_OK;
+
+	if (dev) {
+		ret = ctl_link_get(dev, &one);
+		if (ret)
+			return ret;
+		links = &one;
+		n = 1;
+	} else {
+		n = ctl_links(&links);
+		if (n < 0)
+			return ctl_err(n, NULL, "listing links");
+	}
+	if (need_nl && n && !ctl_nl()) {
+		ret = CTL_EKERNEL;
+		n = 0;
+	}
+	new_json_obj();
+	for (i = 0; i < n; i++)
+		ret |= show(&links[i], arg);
+	delete_json_obj();
+	if (!dev)
+		free(links);
+	return ret;
+}
+
+int ctl_show_dev(int argc, char **argv, const char *obj,
+		 void (*usage)(FILE *out),
+		 int (*show)(const struct drack_link_info *l, void *arg))
+{
+	const char *dev = NULL;
+	const struct ctl_arg args[] = {
+		{ .key = "dev", .flags = CTL_ARG_POSITIONAL | CTL_ARG_IFNAME,
+		  .str = &dev, .invalid = "not a valid ifname" },
+		{ 0 }
+	};
+	int ret = ctl_args(argc, argv, args, obj, usage);
+
+	if (ret != CTL_MORE)
+		return ret;
+	return ctl_show_links(dev, false, show, NULL);
+}
+
+int ctl_show_pools(bool have_pool, uint32_t pool,
+		   int (*list)(uint32_t pool, void *arg), void *arg)
+{
+	uint32_t *ids = NULL;
+	int i, n, err = 0, ret = CTL_OK;
+
+	if (!ctl_nl())
+		return CTL_EKERNEL;
+	if (have_pool) {
+		ids = &pool;
+		n = 1;
+	} else {
+		n = ctl_pool_ids(&ids);
+		if (n < 0)
+			return ctl_err(n, NULL, "listing pools");
+	}
+	new_json_obj();
+	for (i = 0; i < n && !err; i++) {
+		err = list(ids[i], arg);
+		if (err)
+			ret = ctl_pool_err(err, ids[i]);
+	}
+	delete_json_obj();
+	if (!have_pool)
+		free(ids);
+	return ret;
+}
+
+int ctl_link_stats(const char *ifname, struct ctl_ethtool_stats *st)
+{
+	int err = ctl_ethtool_stats(ifname, st);
+
+	if (err) {
+		fprintf(stderr, "Error: %s: cannot read counters: %s.\n",
+			ifname, strerror(-err));
+		return CTL_EKERNEL;
+	}
+	return CTL_OK;
+}
+
+void ctl_print_link_head(const struct drack_link_info *l)
+{
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "ifname", "%s", l->name);
+	print_uint(PRINT_ANY, "pool", " pool %u", l->pool);
+	print_uint(PRINT_ANY, "host", " host %u", l->host);
+	print_nl();
+}
+
+void ctl_print_counter(const char *key, uint64_t value)
+{
+	char fmt[48];
+
+	snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, key);
+	print_u64(PRINT_ANY, key, fmt, value);
+}
