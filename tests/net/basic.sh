@@ -46,8 +46,23 @@ iperf_server h0 5201 >/dev/null
 iperf_check tcp_4streams h1 198.18.0.1 5201 10 100 -t 5 -P 4
 iperf_check tcp_4streams_reverse h1 198.18.0.1 5201 10 100 -t 5 -P 4 -R
 # 8000-byte datagrams are IP fragments on a 1500 MTU: every one of them
-# must arrive for the datagram to count.
-iperf_check udp_8000 h1 198.18.0.1 5201 5 5 -u -l 8000 -b 20M -t 3
+# must arrive for the datagram to count. Big socket buffers, so that a
+# slow iperf3 server under TCG does not count as loss on the link.
+sysctl -qw net.core.rmem_max=16777216 net.core.wmem_max=16777216
+udp_check() {
+	local out=$DRACK_LOGDIR/udp_8000.json res rc=0
+	iperf_run h1 198.18.0.1 5201 "$out" -u -l 8000 -b 20M -t 3 -w 4M || rc=$?
+	res=$(iperf_result "$out" 5 5) || { ((rc)) || rc=1; }
+	if ((rc == 0)); then
+		ktap_ok udp_8000
+		diag "udp_8000: $res"
+	else
+		ktap_fail udp_8000 "rc $rc: $res" \
+			"h0: $(in_ns h0 nstat -az UdpRcvbufErrors UdpInErrors IpReasmFails IpReasmTimeout | awk 'NR > 1 { printf "%s %s ", $1, $2 }')" \
+			"$(drack_dump_stats)"
+	fi
+}
+udp_check
 
 ktap_check ping_4000 eval 'ping_ok h1 198.18.0.1 -s 4000 && ping_ok h1 2001:db8:d7::1 -s 4000'
 
@@ -71,19 +86,20 @@ counters() {
 ktap_check counters counters
 
 # Carrier follows the peer: h1 down -> h0 loses carrier (~0.5 s), up -> back.
-# The contract says ~0.5 s; allow 2 s for a slow TCG guest.
+# The contract says ~0.5 s; allow 5 s for a slow, busy TCG guest (the time
+# taken is printed).
 carrier_follows() {
 	local want=$1 t0 ms
 	t0=$(date +%s%N)
 	ip -n h1 link set rack0 "$want" || return 1
 	if [[ $want == down ]]; then
-		wait_for 2 no_carrier h0 || { echo "h0 still has carrier 2 s after h1 went down"; return 1; }
+		wait_for 5 no_carrier h0 || { echo "h0 still has carrier 5 s after h1 went down"; return 1; }
 	else
-		wait_for 2 has_carrier h0 || { echo "h0 has no carrier 2 s after h1 came up"; return 1; }
+		wait_for 5 has_carrier h0 || { echo "h0 has no carrier 5 s after h1 came up"; return 1; }
 	fi
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	if [[ $want == up ]]; then
-		wait_for 2 has_carrier h1 || { echo "h1 has no carrier 2 s after coming up"; return 1; }
+		wait_for 5 has_carrier h1 || { echo "h1 has no carrier 5 s after coming up"; return 1; }
 		ping_ok h0 198.18.0.2 || return 1
 	fi
 	echo "h0 carrier followed h1 $want in $ms ms"

@@ -23,6 +23,26 @@
 #   drack_cleanup                kill what we started, delete links and netns,
 #                                rmmod, check nothing is left
 #   drack_dmesg_check            no BUG/WARNING/Oops/leak since the test began
+#   drack_finish                 buffers_home, teardown, dmesg_clean results, then
+#                                ktap_finish (the usual end of a test script)
+#
+#   drack_host_add I [MTU]       one more host hI (host ids are taken in order)
+#   drack_del_host NS            delete NS's rack0 (the netns stays)
+#   drack_netns_add NS           a netns (lo up, no DAD, addresses kept on down)
+#   has_carrier NS / no_carrier NS / carrier NS
+#   ping_ok NS DST [ping args]   5 echoes, all answered; ping_once NS DST
+#   iperf_server NS PORT         iperf3 -s in the background, listening
+#   iperf_run NS DST PORT OUT [args]  iperf3 -c -J into OUT (timeout 60)
+#   iperf_result OUT [MIN_MBPS] [MAX_LOSS%]  summary line; fails below limits
+#   iperf_check NAME NS DST PORT MIN_MBPS MAX_LOSS [args]  one KTAP result
+#   snap NAME NS / delta NAME NS COUNTER   ethtool -S counter differences
+#   drack_stats NS / drack_dump_stats      all counters ("name value")
+#   bg NAME CMD...               background program, killed by drack_cleanup
+#   wait_for SECS CMD...         poll CMD every 0.1 s
+#   in_ns NS CMD...; ip4 I; ip6 I; host_mac I [POOL]
+#
+# Env: DRACK_KO, DRACK_FMD (default: the tree's kmod/drack.ko and
+# tools/drack-fmd), DRACK_LOGDIR (/tmp/drack-test/TEST: logs, iperf3 JSON).
 #
 # Only guest-local addresses: 198.18.0.0/24 and 2001:db8:d7::/64, and every
 # client (ping, iperf3, curl, redis-benchmark) runs under `timeout`.
