@@ -316,22 +316,27 @@ unlock:
 	return err;
 }
 
-/* Wait for peers to hand back what we lent them; they may be gone. */
+/*
+ * Hand back every Buffer peers queued to us and wait for peers to hand back
+ * what we lent them; they may be gone, so give up after a while.
+ */
 static u32 drack_dev_wait_returns(struct drack_dev *dd)
 {
 	struct drack_class_counters c;
 	u32 lent, i, cls;
+	bool holds;
 
 	for (i = 0;; i++) {
 		spin_lock_bh(&dd->rx_lock);
 		drack_rx_drop_all(dd);
 		drack_rx_drain_returns(dd);
+		holds = drack_rx_holds_buffers(dd);
 		spin_unlock_bh(&dd->rx_lock);
 		for (lent = 0, cls = 0; cls < DRACK_NR_CLASSES; cls++) {
 			drack_alloc_counters(&dd->alloc, cls, &c);
 			lent += c.inflight;
 		}
-		if (!lent || i * 10 >= DRACK_LEAVE_WAIT_MS)
+		if ((!lent && !holds) || i * 10 >= DRACK_LEAVE_WAIT_MS)
 			return lent;
 		usleep_range(10000, 20000);
 	}

@@ -111,6 +111,7 @@ void drack_dev_update_carrier(struct drack_dev *dd);
 void drack_rx_drain_returns(struct drack_dev *dd);
 void drack_rx_drop_all(struct drack_dev *dd);
 bool drack_rx_pending(struct drack_dev *dd);
+bool drack_rx_holds_buffers(struct drack_dev *dd);
 /* tx.c: wake the queue if what stopped it is gone */
 void drack_tx_maybe_wake(struct drack_dev *dd);
 

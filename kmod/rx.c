@@ -114,7 +114,7 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 	struct drack_ring *r = &dd->ref_in[peer];
 	struct drack_ring *ret = &dd->ret_out[peer];
 	u32 cons, rprod, rold, space;
-	bool alive, returnable;
+	bool alive, returnable, blocked = false;
 	struct drack_ref ref;
 	int n, done = 0;
 
@@ -134,8 +134,10 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 
 	for (; done < n && done < budget; done++, cons++) {
 		/* Never take a reference we could not hand back. */
-		if (alive && !space)
+		if (alive && !space) {
+			blocked = true;
 			break;
+		}
 		/* One copy out of shared memory: validate what we use. */
 		memcpy(&ref, drack_ring_slot(r, cons), sizeof(ref));
 		if (!drack_rx_valid(dd, peer, &ref, &returnable)) {
@@ -154,7 +156,9 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 		space--;
 	}
 	drack_ring_consume(r, cons);
-	if (rprod != rold && drack_ring_publish(ret, rold, rprod)) {
+	/* The owner takes returns back lazily: wake it when we are stuck. */
+	if ((rprod != rold && drack_ring_publish(ret, rold, rprod)) ||
+	    blocked) {
 		dd->rx.ret_doorbells++;
 		drack_pool_kick(dd->pool, peer);
 	}
@@ -201,6 +205,20 @@ void drack_rx_drop_all(struct drack_dev *dd)
 
 	drack_for_each_peer(dd, peer, m)
 		drack_rx_ring(dd, peer, INT_MAX, false);
+}
+
+/* Do we still hold references to Buffers of live owners? */
+bool drack_rx_holds_buffers(struct drack_dev *dd)
+{
+	u32 peer;
+	u64 m;
+
+	drack_for_each_peer(dd, peer, m)
+		if (drack_ring_prod(&dd->ref_in[peer]) !=
+		    drack_ring_cons(&dd->ref_in[peer]) &&
+		    drack_rx_owner_alive(dd, peer))
+			return true;
+	return false;
 }
 
 bool drack_rx_pending(struct drack_dev *dd)
