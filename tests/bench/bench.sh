@@ -7,11 +7,12 @@
 # ping-pong latency (64 B, 10 s). Prints a table and one
 # "BENCH metric=... path=... value=... unit=..." line per measurement.
 #
-# Env: DRACK_BENCH_SECS (10) the length of every run.
+# Env: DRACK_BENCH_SECS (10) the length of every run, DRACK_BENCH_REPS (3)
+# how many runs of each (rack0 and veth alternating; medians reported).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 bash tests/install-deps.sh
 make -s kmod tools
 tests/vm/run-guest.sh --smp 2 --timeout 900 --name drack-bench -- \
-	"DRACK_BENCH_SECS=${DRACK_BENCH_SECS:-10} bash tests/bench/guest-bench.sh"
+	"DRACK_BENCH_SECS=${DRACK_BENCH_SECS:-10} DRACK_BENCH_REPS=${DRACK_BENCH_REPS:-3} bash tests/bench/guest-bench.sh"

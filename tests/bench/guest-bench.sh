@@ -11,6 +11,7 @@ DRACK_TEST=bench
 . "$(dirname "$0")/../net/lib.sh"
 
 SECS=${DRACK_BENCH_SECS:-10}
+REPS=${DRACK_BENCH_REPS:-3}
 D=$DRACK_LOGDIR
 
 setup() {
@@ -26,10 +27,23 @@ if ! setup >"$D/setup.log" 2>&1; then
 	exit 1
 fi
 
-declare -A VAL=()
-emit() { # METRIC PATH VALUE UNIT
-	VAL[$1.$2]=$3
-	echo "BENCH metric=$1 path=$2 value=$3 unit=$4"
+# Each metric is measured REPS times, rack0 and veth alternating, and
+# reported as the median: TCG timing swings a lot from run to run.
+declare -A VAL=() RUNS=() UNIT=()
+record() { # METRIC PATH VALUE UNIT
+	RUNS[$1.$2]+="${RUNS[$1.$2]:+,}$3"
+	UNIT[$1]=$4
+}
+median() { python3 -c 'import statistics, sys
+v = [float(x) for x in sys.argv[1].split(",") if x != "nan"]
+print("%.3f" % statistics.median(v) if v else "nan")' "$1"; }
+emit_all() {
+	local k lines=()
+	for k in "${!RUNS[@]}"; do
+		VAL[$k]=$(median "${RUNS[$k]}")
+		lines+=("BENCH metric=${k%.*} path=${k##*.} value=${VAL[$k]} unit=${UNIT[${k%.*}]} runs=${RUNS[$k]}")
+	done
+	printf '%s\n' "${lines[@]}" | sort
 }
 
 # tcp NS SERVER_NS DST METRIC PATH STREAMS
@@ -39,7 +53,7 @@ tcp() {
 	in_ns "$1" timeout $((SECS + 60)) iperf3 -c "$3" -p 5201 -J -t "$SECS" -P "$6" >"$out" 2>"$out.err"
 	v=$(python3 -c 'import json,sys; print("%.3f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e9))' "$out" 2>/dev/null) ||
 		{ echo "# $5 $4 failed: $(tail -c 300 "$out")"; v=nan; }
-	emit "$4" "$5" "$v" Gbit/s
+	record "$4" "$5" "$v" Gbit/s
 	drack_kill_bg
 }
 
@@ -51,17 +65,20 @@ pp() {
 	in_ns "$1" timeout $((SECS + 60)) sockperf pp --tcp -i "$3" -p 11111 -m 64 -t "$SECS" >"$out" 2>&1
 	v=$(sed 's/\x1b\[[0-9;]*m//g' "$out" | sed -n 's/.*avg-latency=\([0-9.]*\).*/\1/p' | tail -n 1)
 	[[ -n $v ]] || { echo "# sockperf $4 failed: $(tail -n 3 "$out")"; v=nan; }
-	emit tcp_pingpong_64b_latency "$4" "$v" us
+	record tcp_pingpong_64b_latency "$4" "$v" us
 	drack_kill_bg
 }
 
-echo "# guest $(uname -r), $(nproc) vCPUs, ${SECS} s per run"
-for streams in 1 4; do
-	tcp h1 h0 198.18.0.1 "tcp_${streams}stream" rack0 "$streams"
-	tcp v1 v0 198.18.0.101 "tcp_${streams}stream" veth "$streams"
+echo "# guest $(uname -r), $(nproc) vCPUs, ${SECS} s per run, median of $REPS runs"
+for ((rep = 1; rep <= REPS; rep++)); do
+	for streams in 1 4; do
+		tcp h1 h0 198.18.0.1 "tcp_${streams}stream" rack0 "$streams"
+		tcp v1 v0 198.18.0.101 "tcp_${streams}stream" veth "$streams"
+	done
+	pp h1 h0 198.18.0.1 rack0
+	pp v1 v0 198.18.0.101 veth
 done
-pp h1 h0 198.18.0.1 rack0
-pp v1 v0 198.18.0.101 veth
+emit_all
 
 table=() ratios=()
 for m in tcp_1stream tcp_4stream tcp_pingpong_64b_latency; do
@@ -76,7 +93,7 @@ echo
 printf '%-30s %10s %10s %11s\n' metric rack0 veth rack0/veth
 printf '%s\n' "${table[@]}"
 echo
-echo "Throughput: iperf3 TCP, ${SECS} s, higher is better. Latency: sockperf ping-pong"
+echo "Medians of $REPS runs. Throughput: iperf3 TCP, ${SECS} s, higher is better. Latency: sockperf ping-pong"
 echo "TCP 64 B, avg one-way latency (RTT/2) in us, lower is better. TCG guest:"
 echo "compare the ratios, not the absolute numbers."
 drack_cleanup >/dev/null 2>&1
