@@ -18,6 +18,10 @@ static unsigned int max_hosts = 8;
 module_param(max_hosts, uint, 0444);
 MODULE_PARM_DESC(max_hosts, "Hosts per ram pool (2-64)");
 
+static unsigned int ram_regions = 2;
+module_param(ram_regions, uint, 0444);
+MODULE_PARM_DESC(ram_regions, "Memory devices the ram pool emulates for interleave placement (1-16)");
+
 static struct drack_pool *drack_ram_pool;
 
 static void drack_ram_kick(struct drack_pool *pool, u32 host)
@@ -70,10 +74,10 @@ int drack_ram_init(void)
 		err = -ENOMEM;
 		goto fail;
 	}
-	err = drack_pool_format(base, size, 0, max_hosts);
+	err = drack_pool_format(base, size, 0, max_hosts, ram_regions);
 	if (err) {
-		pr_err("drack: %u hosts do not fit a %u MB pool\n", max_hosts,
-		       ram_pool_mb);
+		pr_err("drack: %u hosts and %u regions do not fit a %u MB pool\n",
+		       max_hosts, ram_regions, ram_pool_mb);
 		goto fail;
 	}
 	err = drack_pool_register(pool, base, size, &drack_ram_ops);

@@ -77,7 +77,10 @@ static void drack_buf_push(struct drack_alloc *a, struct drack_section_state *s,
 
 	s->lent_to[index] = DRACK_NOT_LENT;
 	s->nlent--;
-	ca->free[ca->nfree++] = off >> DRACK_BUF_SHIFT;
+	if (s->draining)
+		ca->parked++;
+	else
+		ca->free[ca->nfree++] = off >> DRACK_BUF_SHIFT;
 }
 
 u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
@@ -180,6 +183,9 @@ u32 drack_alloc_release(struct drack_alloc *a)
 		a->cls[sec].nfree = 0;
 		a->cls[sec].total = 0;
 		a->cls[sec].sections = 0;
+		a->cls[sec].draining = 0;
+		a->cls[sec].parked = 0;
+		a->cls[sec].requested = false;
 	}
 	spin_unlock_bh(&a->lock);
 	return lent;
@@ -199,6 +205,97 @@ void drack_alloc_counters(struct drack_alloc *a, u32 buf_class,
 	c->sections = ca->sections;
 	c->total = ca->total;
 	c->free = ca->nfree;
-	c->inflight = ca->total - ca->nfree;
+	c->inflight = ca->total - ca->nfree - ca->parked;
+	c->draining = ca->draining;
+	c->requested = ca->requested;
 	spin_unlock_bh(&a->lock);
+}
+
+bool drack_alloc_drain_section(struct drack_alloc *a, u32 section)
+{
+	struct drack_section_state *s;
+	struct drack_class_alloc *ca;
+	u64 first, last;
+	u32 i, j, v;
+
+	if (section >= a->pool->geo.section_count)
+		return false;
+	spin_lock_bh(&a->lock);
+	s = a->sec[section];
+	if (!s || s->draining) {
+		spin_unlock_bh(&a->lock);
+		return s;
+	}
+	s->draining = true;
+	ca = &a->cls[s->buf_class];
+	ca->draining++;
+	ca->parked += s->nbufs - s->nlent;
+	/* Take its free Buffers off the stack, keeping the others' order. */
+	first = ((u64)section << DRACK_SECTION_SHIFT) >> DRACK_BUF_SHIFT;
+	last = first + (DRACK_SECTION_SIZE >> DRACK_BUF_SHIFT);
+	for (i = 0, j = 0; i < ca->nfree; i++) {
+		v = ca->free[i];
+		if (v < first || v >= last)
+			ca->free[j++] = v;
+	}
+	ca->nfree = j;
+	spin_unlock_bh(&a->lock);
+	return true;
+}
+
+bool drack_alloc_take_drained(struct drack_alloc *a, u32 section)
+{
+	struct drack_section_state *s;
+	struct drack_class_alloc *ca;
+
+	if (section >= a->pool->geo.section_count)
+		return false;
+	spin_lock_bh(&a->lock);
+	s = a->sec[section];
+	if (!s || !s->draining || s->nlent) {
+		spin_unlock_bh(&a->lock);
+		return false;
+	}
+	ca = &a->cls[s->buf_class];
+	ca->draining--;
+	ca->parked -= s->nbufs;
+	ca->total -= s->nbufs;
+	ca->sections--;
+	a->sec[section] = NULL;
+	spin_unlock_bh(&a->lock);
+	kvfree(s);
+	return true;
+}
+
+u32 drack_alloc_draining(struct drack_alloc *a)
+{
+	u32 c, n = 0;
+
+	for (c = 0; c < DRACK_NR_CLASSES; c++)
+		n += READ_ONCE(a->cls[c].draining);
+	return n;
+}
+
+u32 drack_alloc_forget_peer(struct drack_alloc *a, u32 peer)
+{
+	struct drack_section_state *s;
+	u32 sec, i, n = 0;
+	u64 base;
+
+	spin_lock_bh(&a->lock);
+	for (sec = 0; sec < a->pool->geo.section_count; sec++) {
+		s = a->sec[sec];
+		if (!s || !s->nlent)
+			continue;
+		base = (u64)sec << DRACK_SECTION_SHIFT;
+		for (i = 0; i < s->nbufs; i++) {
+			if (s->lent_to[i] != peer)
+				continue;
+			drack_buf_push(a, s, i, base +
+				       ((u64)i << DRACK_CLASS_SHIFT(s->buf_class)));
+			n++;
+		}
+	}
+	spin_unlock_bh(&a->lock);
+	return n;
 }

@@ -18,6 +18,7 @@ struct drack_section_state {
 	u32 buf_class;
 	u32 nbufs;
 	u32 nlent;
+	bool draining;		/* revoked: Buffers coming home stay home */
 	u8 lent_to[];		/* per Buffer: peer host id or DRACK_NOT_LENT */
 };
 
@@ -27,6 +28,8 @@ struct drack_class_alloc {
 	u32 cap;
 	u32 total;		/* Buffers in owned Sections */
 	u32 sections;
+	u32 draining;		/* Sections revoked, not yet given back */
+	u32 parked;		/* free Buffers of those Sections */
 	bool requested;		/* a Section request is outstanding */
 	unsigned long requested_at;	/* since when */
 	unsigned long asked_at;		/* last event sent to the FM */
@@ -58,6 +61,19 @@ int drack_buf_return(struct drack_alloc *a, u64 off, u32 peer);
 /* Add a Section the FM granted; -EINVAL if the grant does not check out. */
 int drack_alloc_add_section(struct drack_alloc *a, u32 section, u32 buf_class);
 
+/*
+ * Revoke: stop lending Buffers of @section; true if it is ours. Once
+ * drack_alloc_take_drained() says every Buffer is home, the Section is
+ * forgotten and its owner may write it back to the pool as free.
+ */
+bool drack_alloc_drain_section(struct drack_alloc *a, u32 section);
+bool drack_alloc_take_drained(struct drack_alloc *a, u32 section);
+/* Sections being drained: a bitmap-free check for the tick. */
+u32 drack_alloc_draining(struct drack_alloc *a);
+
+/* @peer is dead: take back every Buffer lent to it; returns how many. */
+u32 drack_alloc_forget_peer(struct drack_alloc *a, u32 peer);
+
 /* Class for a frame of @len bytes. */
 static inline u32 drack_buf_class(u32 len)
 {
@@ -69,7 +85,8 @@ static inline u32 drack_buf_class(u32 len)
 bool drack_alloc_low(struct drack_alloc *a, u32 buf_class);
 
 struct drack_class_counters {
-	u32 sections, total, free, inflight;
+	u32 sections, total, free, inflight, draining;
+	bool requested;
 };
 
 void drack_alloc_counters(struct drack_alloc *a, u32 buf_class,

@@ -119,6 +119,8 @@ static void drack_dev_request_work(struct work_struct *work)
 	bool wanted[DRACK_NR_CLASSES];
 	u32 c;
 
+	if (!drack_dev_active(dd))
+		return;
 	spin_lock_bh(&dd->alloc.lock);
 	for (c = 0; c < DRACK_NR_CLASSES; c++)
 		wanted[c] = dd->alloc.cls[c].requested;
@@ -142,6 +144,8 @@ void drack_dev_grant_work(struct work_struct *work)
 	u32 cons, section, buf_class;
 	int n, got = 0;
 
+	if (!drack_dev_active(dd))
+		return;
 	n = drack_ring_avail(&dd->grant_in, &cons);
 	if (n < 0) {
 		dd->ctl.grant_bad++;
@@ -167,12 +171,98 @@ void drack_dev_grant_work(struct work_struct *work)
 		WRITE_ONCE(drack_dev_entry(dd)->sections_wanted[buf_class], 0);
 		dd->ctl.grants++;
 		got++;
+		drack_nl_section_notify(pool, section, dd->host, buf_class);
 	}
 	drack_ring_consume(&dd->grant_in, cons);
 	if (!got)
 		return;
 	if (netif_running(dd->ndev))
 		drack_dev_schedule_napi(dd);	/* wakes the queue */
+	drack_dev_request_sections(dd);
+}
+
+/* Let go of fenced peers: drop their references, take back our Buffers. */
+static void drack_dev_release_dead(struct drack_dev *dd)
+{
+	u64 released = dd->released;
+	u32 h, n;
+
+	for (h = 0; h < dd->nhosts; h++) {
+		if (h == dd->host)
+			continue;
+		if (drack_host_state(dd->pool, h) != DRACK_HOST_DEAD) {
+			released &= ~BIT_ULL(h);
+			continue;
+		}
+		if (released & BIT_ULL(h))
+			continue;
+		spin_lock_bh(&dd->rx_lock);
+		drack_rx_forget_peer(dd, h);
+		spin_unlock_bh(&dd->rx_lock);
+		n = drack_alloc_forget_peer(&dd->alloc, h);
+		dd->ctl.peers_released++;
+		released |= BIT_ULL(h);
+		netdev_info(dd->ndev, "host %u of pool %u was fenced: dropped its references, took back %u Buffers\n",
+			    h, dd->pool->id, n);
+	}
+	if (released != dd->released) {
+		dd->released = released;
+		WRITE_ONCE(drack_dev_entry(dd)->released, cpu_to_le64(released));
+	}
+}
+
+/* Does the FM want one of our Sections back, or is one on its way? */
+static bool drack_dev_revoke_pending(struct drack_dev *dd)
+{
+	struct drack_pool *pool = dd->pool;
+	u32 s;
+
+	if (drack_alloc_draining(&dd->alloc))
+		return true;
+	for (s = pool->geo.meta_sections; s < pool->geo.section_count; s++)
+		if (drack_section_owner(pool, s) == dd->host &&
+		    READ_ONCE(drack_section_entry(pool, s)->flags) &
+		    DRACK_SECTION_F_REVOKE)
+			return true;
+	return false;
+}
+
+/* Give back revoked Sections whose Buffers are all home. */
+static void drack_dev_revoke_work(struct work_struct *work)
+{
+	struct drack_dev *dd = container_of(work, struct drack_dev,
+					    revoke_work);
+	struct drack_pool *pool = dd->pool;
+	struct drack_section_entry *se;
+	u32 s, buf_class;
+	bool mine;
+
+	for (s = pool->geo.meta_sections; s < pool->geo.section_count; s++) {
+		if (!drack_dev_active(dd) || READ_ONCE(dd->leaving))
+			return;
+		if (drack_section_owner(pool, s) != dd->host)
+			continue;
+		se = drack_section_entry(pool, s);
+		if (READ_ONCE(se->flags) & DRACK_SECTION_F_REVOKE)
+			drack_alloc_drain_section(&dd->alloc, s);
+		if (!drack_alloc_take_drained(&dd->alloc, s))
+			continue;
+
+		mutex_lock(&pool->lock);
+		mine = drack_section_owner(pool, s) == dd->host;
+		buf_class = READ_ONCE(se->buf_class);
+		if (mine) {
+			se->generation = cpu_to_le32(le32_to_cpu(se->generation) + 1);
+			se->flags = 0;
+			smp_wmb(); /* a new owner sees a clean entry */
+			WRITE_ONCE(se->owner, cpu_to_le16(DRACK_SECTION_FREE));
+		}
+		mutex_unlock(&pool->lock);
+		if (!mine)
+			continue;
+		dd->ctl.revokes++;
+		drack_nl_section_notify(pool, s, DRACK_SECTION_FREE, buf_class);
+	}
 	drack_dev_request_sections(dd);
 }
 
@@ -183,10 +273,29 @@ void drack_dev_tick(struct drack_dev *dd)
 	bool retry = false, starved = false;
 	u32 c;
 
-	WRITE_ONCE(e->heartbeat, cpu_to_le64(le64_to_cpu(e->heartbeat) + 1));
-	drack_dev_update_carrier(dd);
-	if (dd->leaving)
+	if (READ_ONCE(dd->stalled))
+		return;		/* a hung host: no heartbeat */
+	if (READ_ONCE(dd->fenced)) {
+		if (drack_host_state(dd->pool, dd->host) == DRACK_HOST_FREE)
+			schedule_work(&dd->fence_work);	/* rejoin */
 		return;
+	}
+	if (!READ_ONCE(dd->leaving) &&
+	    drack_host_state(dd->pool, dd->host) != DRACK_HOST_UP) {
+		schedule_work(&dd->fence_work);
+		return;
+	}
+
+	WRITE_ONCE(e->heartbeat, cpu_to_le64(le64_to_cpu(e->heartbeat) + 1));
+	for (c = 0; c < DRACK_NR_CLASSES; c++)
+		WRITE_ONCE(e->buffers_free[c],
+			   cpu_to_le32(READ_ONCE(a->cls[c].nfree)));
+	drack_dev_update_carrier(dd);
+	drack_dev_release_dead(dd);
+	if (READ_ONCE(dd->leaving))
+		return;
+	if (drack_dev_revoke_pending(dd))
+		schedule_work(&dd->revoke_work);
 	if (drack_dev_grants_pending(dd))
 		schedule_work(&dd->grant_work);
 
@@ -249,12 +358,115 @@ static void drack_dev_init_rings(struct drack_dev *dd)
 			g->grant_ring_entries, sizeof(struct drack_grant));
 }
 
+/*
+ * Take our host slot: reset the rings we consume, withdraw what a previous
+ * incarnation left in peers' rings, then show up. After a fence, peers
+ * forgot what they had lent us, so our pending returns are withdrawn too.
+ * pool->lock held.
+ */
+static void drack_dev_reset_entry(struct drack_dev *dd, bool after_fence)
+{
+	struct drack_host_entry *e = drack_dev_entry(dd);
+	u32 p;
+
+	WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_JOINING));
+	e->generation = cpu_to_le32(le32_to_cpu(e->generation) + 1);
+	for (p = 0; p < dd->nhosts; p++) {
+		drack_ring_reset(&dd->ref_in[p]);
+		drack_ring_reset(&dd->ret_in[p]);
+	}
+	drack_ring_reset(&dd->grant_in);
+	for (p = 0; p < dd->nhosts; p++) {
+		if (p == dd->host)
+			continue;
+		drack_ring_produce(&dd->ref_out[p],
+				   drack_ring_cons(&dd->ref_out[p]));
+		if (after_fence)
+			drack_ring_produce(&dd->ret_out[p],
+					   drack_ring_cons(&dd->ret_out[p]));
+	}
+	drack_host_mac(e->mac, dd->pool->id, dd->host);
+	e->notify = cpu_to_le16(dd->host);
+	e->flags = 0;
+	e->heartbeat = 0;
+	e->released = 0;
+	dd->released = 0;
+	for (p = 0; p < DRACK_NR_CLASSES; p++) {
+		e->sections_wanted[p] = 0;
+		e->buffers_free[p] = 0;
+	}
+	smp_wmb(); /* rings reset before anyone sees us up */
+	WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_UP));
+}
+
+/*
+ * The FM fenced us (we stopped heartbeating, or it thinks so). Nothing we
+ * had in the pool is ours any more: forget our Buffers without touching
+ * the pool, then come back as a new incarnation once the FM has freed the
+ * slot.
+ */
+static void drack_dev_fence_work(struct work_struct *work)
+{
+	struct drack_dev *dd = container_of(work, struct drack_dev,
+					    fence_work);
+	struct drack_pool *pool = dd->pool;
+	struct net_device *ndev = dd->ndev;
+	bool rejoined = false;
+	u32 p;
+
+	if (READ_ONCE(dd->leaving) || READ_ONCE(dd->stalled))
+		return;
+	if (!dd->fenced) {
+		if (drack_host_state(pool, dd->host) == DRACK_HOST_UP)
+			return;
+		WRITE_ONCE(dd->fenced, true);
+		dd->ctl.fenced++;
+		netif_carrier_off(ndev);
+		netdev_warn(ndev, "host %u was fenced by the fabric manager of pool %u: dropping its Buffers, rejoining once the slot is free\n",
+			    dd->host, pool->id);
+		synchronize_net();	/* xmit and NAPI see the fence */
+		cancel_work_sync(&dd->request_work);
+		cancel_work_sync(&dd->grant_work);
+		cancel_work_sync(&dd->revoke_work);
+		drack_alloc_release(&dd->alloc);
+	}
+	if (drack_host_state(pool, dd->host) != DRACK_HOST_FREE)
+		return;
+
+	mutex_lock(&pool->lock);
+	if (drack_host_state(pool, dd->host) == DRACK_HOST_FREE) {
+		drack_dev_reset_entry(dd, true);
+		rejoined = true;
+	}
+	mutex_unlock(&pool->lock);
+	if (!rejoined)
+		return;
+
+	netif_tx_lock_bh(ndev);
+	dd->kick_pending = 0;
+	for (p = 0; p < dd->nhosts; p++)
+		dd->kick_base[p] = drack_ring_prod(&dd->ref_out[p]);
+	dd->blocked_peer = DRACK_NO_BLOCK;
+	dd->blocked_class = DRACK_NO_BLOCK;
+	netif_tx_unlock_bh(ndev);
+	dd->warned_no_sections = false;
+	WRITE_ONCE(dd->fenced, false);
+	netdev_info(ndev, "rejoined pool %u as host %u\n", pool->id, dd->host);
+	if (netif_running(ndev))
+		drack_dev_set_flags(dd, DRACK_HOST_F_RUNNING, 0);
+	drack_dev_request_sections(dd);
+	drack_pool_peers_changed(pool);
+	if (netif_running(ndev)) {
+		netif_wake_queue(ndev);
+		drack_dev_schedule_napi(dd);
+	}
+	drack_nl_host_notify(pool, dd->host, DRACK_HOST_UP);
+}
+
 static int drack_dev_join(struct drack_dev *dd, struct drack_pool *pool,
 			  u32 host, struct netlink_ext_ack *extack)
 {
-	struct drack_host_entry *e;
 	u8 mac[ETH_ALEN];
-	u32 p;
 	int err;
 
 	mutex_lock(&pool->lock);
@@ -286,30 +498,9 @@ static int drack_dev_join(struct drack_dev *dd, struct drack_pool *pool,
 	if (err)
 		goto unlock;
 	drack_dev_init_rings(dd);
-
-	e = drack_host_entry(pool, host);
-	WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_JOINING));
-	e->generation = cpu_to_le32(le32_to_cpu(e->generation) + 1);
-	for (p = 0; p < dd->nhosts; p++) {
-		drack_ring_reset(&dd->ref_in[p]);
-		drack_ring_reset(&dd->ret_in[p]);
-	}
-	drack_ring_reset(&dd->grant_in);
-	/* Withdraw refs a previous incarnation left in peers' rings. */
-	for (p = 0; p < dd->nhosts; p++)
-		if (p != host)
-			drack_ring_produce(&dd->ref_out[p],
-					   drack_ring_cons(&dd->ref_out[p]));
 	drack_host_mac(mac, pool->id, host);
 	eth_hw_addr_set(dd->ndev, mac);
-	memcpy(e->mac, mac, ETH_ALEN);
-	e->notify = cpu_to_le16(host);
-	e->flags = 0;
-	e->heartbeat = 0;
-	for (p = 0; p < DRACK_NR_CLASSES; p++)
-		e->sections_wanted[p] = 0;
-	smp_wmb(); /* rings reset before anyone sees us up */
-	WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_UP));
+	drack_dev_reset_entry(dd, false);
 	rcu_assign_pointer(pool->local[host], dd);
 unlock:
 	mutex_unlock(&pool->lock);
@@ -348,42 +539,60 @@ static void drack_dev_leave(struct drack_dev *dd)
 	struct drack_host_entry *e = drack_dev_entry(dd);
 	struct drack_section_entry *se;
 	u32 s, lent;
+	bool fenced;
 
-	dd->leaving = true;
+	WRITE_ONCE(dd->leaving, true);
+	WRITE_ONCE(dd->stalled, false);
+	cancel_work_sync(&dd->fence_work);
+	/* Fenced: the slot and the Sections are the FM's, not ours. */
 	mutex_lock(&pool->lock);
-	WRITE_ONCE(e->flags, 0);
-	WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_LEAVING));
+	fenced = READ_ONCE(dd->fenced) ||
+		 drack_host_state(pool, dd->host) != DRACK_HOST_UP;
+	if (!fenced) {
+		WRITE_ONCE(e->flags, 0);
+		WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_LEAVING));
+	}
 	mutex_unlock(&pool->lock);
 	drack_pool_peers_changed(pool);
 	synchronize_net();	/* local senders have seen us leave */
 	cancel_work_sync(&dd->request_work);
 	cancel_work_sync(&dd->grant_work);
+	cancel_work_sync(&dd->revoke_work);
 
-	lent = drack_dev_wait_returns(dd);
+	lent = fenced ? 0 : drack_dev_wait_returns(dd);
 
 	mutex_lock(&pool->lock);
 	rcu_assign_pointer(pool->local[dd->host], NULL);
 	drack_alloc_release(&dd->alloc);
 	/* Granted Sections, including grants never picked up, go back. */
-	for (s = pool->geo.meta_sections; s < pool->geo.section_count; s++) {
+	for (s = pool->geo.meta_sections; !fenced &&
+	     s < pool->geo.section_count; s++) {
 		if (drack_section_owner(pool, s) != dd->host)
 			continue;
 		se = drack_section_entry(pool, s);
 		se->generation = cpu_to_le32(le32_to_cpu(se->generation) + 1);
+		se->flags = 0;
+		smp_wmb(); /* a new owner sees a clean entry */
 		WRITE_ONCE(se->owner, cpu_to_le16(DRACK_SECTION_FREE));
+		drack_nl_section_notify(pool, s, DRACK_SECTION_FREE,
+					READ_ONCE(se->buf_class));
 	}
-	WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_FREE));
+	if (!fenced)
+		WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_FREE));
 	mutex_unlock(&pool->lock);
 
 	synchronize_rcu();	/* no heartbeat or doorbell still sees us */
 	cancel_work_sync(&dd->request_work);
 	cancel_work_sync(&dd->grant_work);
+	cancel_work_sync(&dd->revoke_work);
+	cancel_work_sync(&dd->fence_work);
 	drack_alloc_free(&dd->alloc);
 	if (lent)
 		netdev_info(dd->ndev, "left pool %u while peers still held %u of its Buffers\n",
 			    pool->id, lent);
 	drack_pool_peers_changed(pool);
-	drack_nl_host_notify(pool, dd->host, DRACK_HOST_FREE);
+	if (!fenced)
+		drack_nl_host_notify(pool, dd->host, DRACK_HOST_FREE);
 }
 
 static int drack_open(struct net_device *ndev)
@@ -408,6 +617,8 @@ static int drack_stop(struct net_device *ndev)
 	napi_disable(&dd->napi);
 	netif_stop_queue(ndev);
 
+	if (!drack_dev_active(dd))
+		return 0;
 	spin_lock_bh(&dd->rx_lock);
 	drack_rx_drop_all(dd);
 	drack_rx_drain_returns(dd);
@@ -471,6 +682,8 @@ static void drack_setup(struct net_device *ndev)
 	spin_lock_init(&dd->rx_lock);
 	INIT_WORK(&dd->request_work, drack_dev_request_work);
 	INIT_WORK(&dd->grant_work, drack_dev_grant_work);
+	INIT_WORK(&dd->revoke_work, drack_dev_revoke_work);
+	INIT_WORK(&dd->fence_work, drack_dev_fence_work);
 }
 
 static int drack_validate(struct nlattr *tb[], struct nlattr *data[],

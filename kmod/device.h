@@ -42,6 +42,9 @@ struct drack_ctl_stats {
 	u64 section_requests;
 	u64 grants;
 	u64 grant_bad;
+	u64 revokes;		/* revoked Sections given back */
+	u64 peers_released;	/* fenced peers let go of */
+	u64 fenced;		/* times we found ourselves fenced */
 };
 
 struct drack_peer_stats {
@@ -79,8 +82,13 @@ struct drack_dev {
 
 	struct work_struct request_work;
 	struct work_struct grant_work;
+	struct work_struct revoke_work;
+	struct work_struct fence_work;
 	bool warned_no_sections;
 	bool leaving;
+	bool stalled;			/* fault injection: a hung host */
+	bool fenced;			/* the FM declared us dead */
+	u64 released;			/* fenced peers we let go of */
 
 	struct drack_tx_stats tx;
 	struct drack_rx_stats rx;
@@ -107,11 +115,19 @@ void drack_dev_tick(struct drack_dev *dd);
 /* Re-evaluate peer presence and carrier. */
 void drack_dev_update_carrier(struct drack_dev *dd);
 
+/* A local host is usable: not fenced, not stalled by fault injection. */
+static inline bool drack_dev_active(const struct drack_dev *dd)
+{
+	return !READ_ONCE(dd->fenced) && !READ_ONCE(dd->stalled);
+}
+
 /* rx.c helpers used while the interface is down or leaving */
 void drack_rx_drain_returns(struct drack_dev *dd);
 void drack_rx_drop_all(struct drack_dev *dd);
 bool drack_rx_pending(struct drack_dev *dd);
 bool drack_rx_holds_buffers(struct drack_dev *dd);
+/* A fenced peer: drop its references without handing them back. */
+void drack_rx_forget_peer(struct drack_dev *dd, u32 peer);
 /* tx.c: wake the queue if what stopped it is gone */
 void drack_tx_maybe_wake(struct drack_dev *dd);
 

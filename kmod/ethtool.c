@@ -33,6 +33,21 @@ static const struct drack_stat_desc drack_stats[] = {
 	DRACK_STAT("section_requests", ctl.section_requests),
 	DRACK_STAT("grants", ctl.grants),
 	DRACK_STAT("grant_bad", ctl.grant_bad),
+	DRACK_STAT("revokes", ctl.revokes),
+	DRACK_STAT("peers_released", ctl.peers_released),
+	DRACK_STAT("fenced", ctl.fenced),
+};
+
+/*
+ * Private flags. "stall" is fault injection for tests: the host behaves
+ * like a hung kernel (no heartbeat, no transmit, no receive) until it is
+ * cleared, so the fabric manager's dead-host handling can be exercised
+ * with every emulated host in one kernel.
+ */
+#define DRACK_PRIV_STALL	BIT(0)
+
+static const char drack_priv_flags[][ETH_GSTRING_LEN] = {
+	"stall",
 };
 
 static const char * const drack_class_names[DRACK_NR_CLASSES] = {
@@ -54,6 +69,8 @@ static int drack_get_sset_count(struct net_device *ndev, int sset)
 {
 	struct drack_dev *dd = netdev_priv(ndev);
 
+	if (sset == ETH_SS_PRIV_FLAGS)
+		return ARRAY_SIZE(drack_priv_flags);
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
 	return ARRAY_SIZE(drack_stats) +
@@ -66,6 +83,10 @@ static void drack_get_strings(struct net_device *ndev, u32 sset, u8 *data)
 	struct drack_dev *dd = netdev_priv(ndev);
 	u32 i, j;
 
+	if (sset == ETH_SS_PRIV_FLAGS) {
+		memcpy(data, drack_priv_flags, sizeof(drack_priv_flags));
+		return;
+	}
 	if (sset != ETH_SS_STATS)
 		return;
 	for (i = 0; i < ARRAY_SIZE(drack_stats); i++)
@@ -118,7 +139,34 @@ static void drack_get_drvinfo(struct net_device *ndev,
 		 dd->pool->ops->name, dd->pool->id, dd->host);
 }
 
+static u32 drack_get_priv_flags(struct net_device *ndev)
+{
+	struct drack_dev *dd = netdev_priv(ndev);
+
+	return READ_ONCE(dd->stalled) ? DRACK_PRIV_STALL : 0;
+}
+
+static int drack_set_priv_flags(struct net_device *ndev, u32 flags)
+{
+	struct drack_dev *dd = netdev_priv(ndev);
+	bool stall = flags & DRACK_PRIV_STALL;
+
+	if (stall == READ_ONCE(dd->stalled))
+		return 0;
+	WRITE_ONCE(dd->stalled, stall);
+	netdev_warn(ndev, "fault injection: host %u %s\n", dd->host,
+		    stall ? "stalls like a hung kernel" : "resumes");
+	if (!stall && netif_running(ndev)) {
+		local_bh_disable();
+		napi_schedule(&dd->napi);
+		local_bh_enable();
+	}
+	return 0;
+}
+
 const struct ethtool_ops drack_ethtool_ops = {
+	.get_priv_flags = drack_get_priv_flags,
+	.set_priv_flags = drack_set_priv_flags,
 	.get_drvinfo = drack_get_drvinfo,
 	.get_link = ethtool_op_get_link,
 	.get_sset_count = drack_get_sset_count,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The generic netlink family "drack": pool, host and Section tables for
- * user space, Section grants from the fabric manager, and the events that
- * tell it what hosts want.
+ * user space and the events that tell the fabric manager what hosts want.
+ * The FM's commands are in netlink_fm.c, local hosts' state in
+ * netlink_local.c.
  *
  * Locking: handlers take drack_pools_lock to look a pool up and keep it
  * while they use the pool, so it cannot be unregistered under them. The
@@ -12,10 +13,8 @@
 #include <linux/etherdevice.h>
 #include <linux/mutex.h>
 #include <net/genetlink.h>
-#include "pool.h"
 #include "device.h"
-
-static struct genl_family drack_genl_family;
+#include "netlink.h"
 
 /* Events go out only between register and unregister. */
 static DEFINE_MUTEX(drack_nl_lock);
@@ -38,11 +37,13 @@ static const struct nla_policy drack_nl_policy[DRACK_A_MAX + 1] = {
 	[DRACK_A_HOST_ID]	= NLA_POLICY_MAX(NLA_U32, DRACK_MAX_HOSTS - 1),
 	[DRACK_A_SECTION_ID]	= { .type = NLA_U32 },
 	[DRACK_A_CLASS]		= NLA_POLICY_MAX(NLA_U32, DRACK_NR_CLASSES - 1),
+	[DRACK_A_POOL_MAX_HOSTS] = NLA_POLICY_RANGE(NLA_U32, 2, DRACK_MAX_HOSTS),
+	[DRACK_A_POOL_REGIONS]	= NLA_POLICY_RANGE(NLA_U32, 1, DRACK_MAX_REGIONS),
+	[DRACK_A_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
 };
 
-/* Look the pool of @attr up. drack_pools_lock held. */
-static struct drack_pool *drack_nl_pool(const struct nlattr *attr,
-					struct netlink_ext_ack *extack)
+struct drack_pool *drack_nl_pool(const struct nlattr *attr,
+				 struct netlink_ext_ack *extack)
 {
 	struct drack_pool *pool;
 
@@ -65,8 +66,8 @@ static const struct nlattr *drack_nl_dump_pool_attr(struct netlink_callback *cb)
 	return nlmsg_find_attr(cb->nlh, GENL_HDRLEN, DRACK_A_POOL_ID);
 }
 
-static void *drack_nl_put_dump(struct sk_buff *skb,
-			       struct netlink_callback *cb, u8 cmd)
+void *drack_nl_put_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			u8 cmd)
 {
 	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 			   &drack_genl_family, NLM_F_MULTI, cmd);
@@ -89,7 +90,11 @@ static int drack_nl_fill_pool(struct sk_buff *skb, struct drack_pool *pool)
 	    nla_put_u32(skb, DRACK_A_POOL_META_SECTIONS, g->meta_sections) ||
 	    nla_put_u32(skb, DRACK_A_POOL_FREE_SECTIONS,
 			drack_pool_free_sections(pool)) ||
-	    nla_put_u32(skb, DRACK_A_POOL_MAX_HOSTS, g->max_hosts))
+	    nla_put_u32(skb, DRACK_A_POOL_MAX_HOSTS, g->max_hosts) ||
+	    nla_put_u32(skb, DRACK_A_POOL_REGIONS, pool->regions) ||
+	    nla_put_u32(skb, DRACK_A_POOL_FM_PID, pool->fm_pid) ||
+	    nla_put_u64_64bit(skb, DRACK_A_POOL_FM_EPOCH,
+			      drack_pool_fm_epoch(pool), DRACK_A_PAD))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -231,7 +236,20 @@ static int drack_nl_fill_host(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u32(skb, DRACK_A_HOST_SECTIONS,
 			drack_pool_host_sections(pool, host)) ||
 	    nla_put_u32(skb, DRACK_A_HOST_IFINDEX,
-			drack_dev_ifindex(pool, host))) {
+			drack_dev_ifindex(pool, host)) ||
+	    nla_put_u32(skb, DRACK_A_HOST_GENERATION,
+			le32_to_cpu(READ_ONCE(he->generation))) ||
+	    nla_put_u32(skb, DRACK_A_HOST_FREE_2K,
+			le32_to_cpu(READ_ONCE(he->buffers_free[0]))) ||
+	    nla_put_u32(skb, DRACK_A_HOST_FREE_64K,
+			le32_to_cpu(READ_ONCE(he->buffers_free[1]))) ||
+	    nla_put_u32(skb, DRACK_A_HOST_WANTED_2K,
+			!!READ_ONCE(he->sections_wanted[0])) ||
+	    nla_put_u32(skb, DRACK_A_HOST_WANTED_64K,
+			!!READ_ONCE(he->sections_wanted[1])) ||
+	    nla_put_u64_64bit(skb, DRACK_A_HOST_RELEASED,
+			      le64_to_cpu(READ_ONCE(he->released)),
+			      DRACK_A_PAD)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -261,7 +279,11 @@ static int drack_nl_fill_section(struct sk_buff *skb,
 			drack_section_owner(pool, section)) ||
 	    nla_put_u32(skb, DRACK_A_CLASS, READ_ONCE(se->buf_class)) ||
 	    nla_put_u32(skb, DRACK_A_SECTION_GENERATION,
-			le32_to_cpu(READ_ONCE(se->generation)))) {
+			le32_to_cpu(READ_ONCE(se->generation))) ||
+	    nla_put_u32(skb, DRACK_A_SECTION_REGION,
+			drack_section_region(&pool->geo, pool->regions,
+					     section)) ||
+	    nla_put_u32(skb, DRACK_A_SECTION_FLAGS, READ_ONCE(se->flags))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -273,49 +295,6 @@ static int drack_nl_section_get_dumpit(struct sk_buff *skb,
 				       struct netlink_callback *cb)
 {
 	return drack_nl_pool_table_dump(skb, cb, drack_nl_fill_section, false);
-}
-
-/* ---------------------------------------------------------------- */
-/* DRACK_CMD_SECTION_GRANT                                           */
-/* ---------------------------------------------------------------- */
-
-static int drack_nl_section_grant_doit(struct sk_buff *skb,
-				       struct genl_info *info)
-{
-	struct nlattr **attrs = info->attrs;
-	struct drack_pool *pool;
-	u32 host, section;
-	int err;
-
-	if (GENL_REQ_ATTR_CHECK(info, DRACK_A_HOST_ID) ||
-	    GENL_REQ_ATTR_CHECK(info, DRACK_A_SECTION_ID) ||
-	    GENL_REQ_ATTR_CHECK(info, DRACK_A_CLASS))
-		return -EINVAL;
-	host = nla_get_u32(attrs[DRACK_A_HOST_ID]);
-	section = nla_get_u32(attrs[DRACK_A_SECTION_ID]);
-
-	mutex_lock(&drack_pools_lock);
-	pool = drack_nl_pool(attrs[DRACK_A_POOL_ID], info->extack);
-	if (IS_ERR(pool)) {
-		err = PTR_ERR(pool);
-		goto out;
-	}
-	err = -EINVAL;
-	if (host >= pool->geo.max_hosts) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attrs[DRACK_A_HOST_ID],
-				    "host id out of range");
-		goto out;
-	}
-	if (section >= pool->geo.section_count) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attrs[DRACK_A_SECTION_ID],
-				    "section id out of range");
-		goto out;
-	}
-	err = drack_pool_grant(pool, host, section,
-			       nla_get_u32(attrs[DRACK_A_CLASS]), info->extack);
-out:
-	mutex_unlock(&drack_pools_lock);
-	return err;
 }
 
 /* ---------------------------------------------------------------- */
@@ -341,9 +320,51 @@ static const struct genl_small_ops drack_nl_ops[] = {
 		.doit	= drack_nl_section_grant_doit,
 		.flags	= GENL_ADMIN_PERM,
 	},
+	{
+		.cmd	= DRACK_CMD_SECTION_REVOKE,
+		.doit	= drack_nl_section_revoke_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= DRACK_CMD_HOST_FENCE,
+		.doit	= drack_nl_host_fence_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= DRACK_CMD_HOST_RECLAIM,
+		.doit	= drack_nl_host_reclaim_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= DRACK_CMD_FM_REGISTER,
+		.doit	= drack_nl_fm_register_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= DRACK_CMD_FM_UNREGISTER,
+		.doit	= drack_nl_fm_unregister_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= DRACK_CMD_POOL_FORMAT,
+		.doit	= drack_nl_pool_format_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= DRACK_CMD_PEER_GET,
+		.dumpit	= drack_nl_peer_get_dumpit,
+	},
+	{
+		.cmd	= DRACK_CMD_CLASS_GET,
+		.dumpit	= drack_nl_class_get_dumpit,
+	},
+	{
+		.cmd	= DRACK_CMD_STATS_GET,
+		.dumpit	= drack_nl_stats_get_dumpit,
+	},
 };
 
-static struct genl_family drack_genl_family __ro_after_init = {
+struct genl_family drack_genl_family __ro_after_init = {
 	.name		= DRACK_GENL_NAME,
 	.version	= DRACK_GENL_VERSION,
 	.maxattr	= DRACK_A_MAX,
@@ -368,7 +389,7 @@ static struct genl_family drack_genl_family __ro_after_init = {
  * listening (-ESRCH) is the normal case.
  */
 static void drack_nl_event(u8 cmd, u32 pool_id, u32 host, u32 a1, u32 v1,
-			   u32 a2, u32 v2)
+			   u32 a2, u32 v2, u32 a3, u32 v3)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -385,9 +406,10 @@ static void drack_nl_event(u8 cmd, u32 pool_id, u32 host, u32 a1, u32 v1,
 	if (!hdr)
 		goto err_free;
 	if (nla_put_u32(msg, DRACK_A_POOL_ID, pool_id) ||
-	    nla_put_u32(msg, DRACK_A_HOST_ID, host) ||
+	    (host != U32_MAX && nla_put_u32(msg, DRACK_A_HOST_ID, host)) ||
 	    nla_put_u32(msg, a1, v1) ||
-	    (a2 && nla_put_u32(msg, a2, v2)))
+	    (a2 && nla_put_u32(msg, a2, v2)) ||
+	    (a3 && nla_put_u32(msg, a3, v3)))
 		goto err_free;
 	genlmsg_end(msg, hdr);
 	genlmsg_multicast_allns(&drack_genl_family, msg, 0,
@@ -404,22 +426,35 @@ void drack_nl_section_request(struct drack_pool *pool, u32 host,
 			      u32 buf_class, u32 count)
 {
 	drack_nl_event(DRACK_CMD_SECTION_REQUEST, pool->id, host,
-		       DRACK_A_CLASS, buf_class, DRACK_A_COUNT, count);
+		       DRACK_A_CLASS, buf_class, DRACK_A_COUNT, count, 0, 0);
 }
 
 void drack_nl_host_notify(struct drack_pool *pool, u32 host, u32 state)
 {
 	drack_nl_event(DRACK_CMD_HOST_NOTIFY, pool->id, host,
-		       DRACK_A_HOST_STATE, state, 0, 0);
+		       DRACK_A_HOST_STATE, state, 0, 0, 0, 0);
+}
+
+void drack_nl_section_notify(struct drack_pool *pool, u32 section, u32 owner,
+			     u32 buf_class)
+{
+	drack_nl_event(DRACK_CMD_SECTION_NOTIFY, pool->id, U32_MAX,
+		       DRACK_A_SECTION_ID, section, DRACK_A_SECTION_OWNER, owner,
+		       DRACK_A_CLASS, buf_class);
 }
 
 int drack_nl_init(void)
 {
 	int err;
 
-	err = genl_register_family(&drack_genl_family);
+	err = drack_nl_fm_init();
 	if (err)
 		return err;
+	err = genl_register_family(&drack_genl_family);
+	if (err) {
+		drack_nl_fm_exit();
+		return err;
+	}
 	mutex_lock(&drack_nl_lock);
 	drack_nl_registered = true;
 	mutex_unlock(&drack_nl_lock);
@@ -432,4 +467,5 @@ void drack_nl_exit(void)
 	drack_nl_registered = false;
 	mutex_unlock(&drack_nl_lock);
 	genl_unregister_family(&drack_genl_family);
+	drack_nl_fm_exit();
 }

@@ -19,16 +19,19 @@ DEFINE_MUTEX(drack_pools_lock);
 #define DRACK_RING_MIN			8
 #define DRACK_RING_MAX			4096
 
-int drack_pool_format(void *base, u64 size, u32 id, u32 max_hosts)
+int drack_pool_format(void *base, u64 size, u32 id, u32 max_hosts,
+		      u32 regions)
 {
 	struct drack_superblock *sb = base;
 	struct drack_geometry g;
 	u32 s;
 
-	if (max_hosts < 2 || max_hosts > DRACK_MAX_HOSTS || id > U8_MAX)
+	if (max_hosts < 2 || max_hosts > DRACK_MAX_HOSTS || id > U8_MAX ||
+	    !regions || regions > DRACK_MAX_REGIONS)
 		return -EINVAL;
 	if (drack_layout(&g, size, max_hosts, DRACK_REF_RING_ENTRIES,
-			 DRACK_RET_RING_ENTRIES, DRACK_GRANT_RING_ENTRIES))
+			 DRACK_RET_RING_ENTRIES, DRACK_GRANT_RING_ENTRIES) ||
+	    regions > g.section_count - g.meta_sections)
 		return -ENOSPC;
 
 	memset(base, 0, g.host_area_off + (u64)max_hosts * g.host_area_size);
@@ -55,6 +58,7 @@ int drack_pool_format(void *base, u64 size, u32 id, u32 max_hosts)
 	sb->section_table_off = cpu_to_le64(g.section_table_off);
 	sb->host_area_off = cpu_to_le64(g.host_area_off);
 	sb->host_area_size = cpu_to_le64(g.host_area_size);
+	sb->regions = cpu_to_le32(regions);
 	/* Readers check the magic first: write it last. */
 	smp_wmb();
 	WRITE_ONCE(sb->magic, cpu_to_le64(DRACK_POOL_MAGIC));
@@ -71,7 +75,7 @@ static bool drack_ring_size_ok(u32 n)
  * layout from its scalar parameters and require the stored offsets to match.
  */
 static int drack_pool_validate(const struct drack_superblock *sb, u64 size,
-			       struct drack_geometry *g, u32 *id)
+			       struct drack_geometry *g, u32 *id, u32 *regions)
 {
 	u64 pool_size = le64_to_cpu(sb->pool_size);
 	u32 max_hosts = le32_to_cpu(sb->max_hosts);
@@ -98,6 +102,10 @@ static int drack_pool_validate(const struct drack_superblock *sb, u64 size,
 	    g->section_table_off != le64_to_cpu(sb->section_table_off) ||
 	    g->host_area_off != le64_to_cpu(sb->host_area_off) ||
 	    g->host_area_size != le64_to_cpu(sb->host_area_size))
+		return -EINVAL;
+	*regions = le32_to_cpu(sb->regions);
+	if (!*regions || *regions > DRACK_MAX_REGIONS ||
+	    *regions > g->section_count - g->meta_sections)
 		return -EINVAL;
 	*id = le32_to_cpu(sb->pool_id);
 	return 0;
@@ -146,7 +154,7 @@ int drack_pool_register(struct drack_pool *pool, void *base, u64 size,
 	int err;
 	u32 id;
 
-	err = drack_pool_validate(base, size, &pool->geo, &id);
+	err = drack_pool_validate(base, size, &pool->geo, &id, &pool->regions);
 	if (err) {
 		pr_err("drack: pool at %p is not a valid version %u pool (%d)\n",
 		       base, DRACK_POOL_VERSION, err);
@@ -154,6 +162,7 @@ int drack_pool_register(struct drack_pool *pool, void *base, u64 size,
 	}
 	pool->id = id;
 	pool->base = base;
+	pool->size = size;
 	pool->ops = ops;
 	mutex_init(&pool->lock);
 	INIT_DELAYED_WORK(&pool->heartbeat, drack_pool_heartbeat);
@@ -244,6 +253,7 @@ int drack_pool_grant(struct drack_pool *pool, u32 host, u32 section,
 	e = drack_section_entry(pool, section);
 	gen = le32_to_cpu(e->generation) + 1;
 	e->buf_class = buf_class;
+	e->flags = 0;
 	e->generation = cpu_to_le32(gen);
 	smp_wmb(); /* class and generation before ownership */
 	WRITE_ONCE(e->owner, cpu_to_le16(host));
@@ -262,4 +272,204 @@ out:
 void drack_pool_peers_changed(struct drack_pool *pool)
 {
 	drack_pool_for_each_local(pool, drack_dev_update_carrier);
+}
+
+static bool drack_pool_idle(struct drack_pool *pool)
+{
+	u32 h;
+
+	for (h = 0; h < pool->geo.max_hosts; h++)
+		if (drack_host_state(pool, h) != DRACK_HOST_FREE ||
+		    rcu_access_pointer(pool->local[h]))
+			return false;
+	return true;
+}
+
+int drack_pool_reformat(struct drack_pool *pool, u32 max_hosts, u32 regions,
+			struct netlink_ext_ack *extack)
+{
+	struct drack_superblock *sb = pool->base;
+	struct drack_geometry g;
+	u32 id, r;
+	u64 epoch;
+	int err;
+
+	mutex_lock(&pool->lock);
+	if (!drack_pool_idle(pool)) {
+		NL_SET_ERR_MSG(extack, "pool is in use: every host must leave first");
+		err = -EBUSY;
+		goto out;
+	}
+	epoch = le64_to_cpu(sb->fm_epoch);
+	err = drack_pool_format(pool->base, pool->size, pool->id, max_hosts,
+				regions);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "pool too small for that many hosts or regions");
+		err = -EINVAL;
+		goto out;
+	}
+	sb->fm_epoch = cpu_to_le64(epoch);
+	err = drack_pool_validate(pool->base, pool->size, &g, &id, &r);
+	if (WARN_ON_ONCE(err))
+		goto out;
+	pool->geo = g;
+	pool->regions = r;
+	pr_info("drack: pool %u formatted: %u Sections (%u metadata), %u hosts, %u regions\n",
+		pool->id, g.section_count, g.meta_sections, g.max_hosts, r);
+out:
+	mutex_unlock(&pool->lock);
+	return err;
+}
+
+/* The owner of a granted Section, or -1 with the reason in @extack. */
+static int drack_pool_granted(struct drack_pool *pool, u32 section,
+			      struct netlink_ext_ack *extack)
+{
+	u32 owner;
+
+	if (section >= pool->geo.section_count) {
+		NL_SET_ERR_MSG(extack, "Section id out of range");
+		return -1;
+	}
+	owner = drack_section_owner(pool, section);
+	if (owner >= pool->geo.max_hosts) {
+		NL_SET_ERR_MSG(extack, "Section is not granted");
+		return -1;
+	}
+	return owner;
+}
+
+int drack_pool_revoke(struct drack_pool *pool, u32 section,
+		      struct netlink_ext_ack *extack)
+{
+	struct drack_section_entry *e;
+	int owner, err = 0;
+
+	mutex_lock(&pool->lock);
+	owner = drack_pool_granted(pool, section, extack);
+	if (owner < 0) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (drack_host_state(pool, owner) != DRACK_HOST_UP) {
+		NL_SET_ERR_MSG(extack, "Section owner is not up");
+		err = -EINVAL;
+		goto out;
+	}
+	e = drack_section_entry(pool, section);
+	WRITE_ONCE(e->flags, READ_ONCE(e->flags) | DRACK_SECTION_F_REVOKE);
+	drack_pool_kick(pool, owner);
+out:
+	mutex_unlock(&pool->lock);
+	return err;
+}
+
+int drack_pool_fence(struct drack_pool *pool, u32 host,
+		     struct netlink_ext_ack *extack)
+{
+	struct drack_host_entry *e;
+	int err = 0;
+
+	mutex_lock(&pool->lock);
+	switch (host < pool->geo.max_hosts ? drack_host_state(pool, host) :
+					     DRACK_HOST_NR_STATES) {
+	case DRACK_HOST_JOINING:
+	case DRACK_HOST_UP:
+	case DRACK_HOST_LEAVING:
+		e = drack_host_entry(pool, host);
+		WRITE_ONCE(e->flags, 0);
+		WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_DEAD));
+		break;
+	case DRACK_HOST_FREE:
+		NL_SET_ERR_MSG(extack, "host slot is free");
+		err = -ENOENT;
+		break;
+	case DRACK_HOST_DEAD:
+		NL_SET_ERR_MSG(extack, "host is already fenced");
+		err = -EALREADY;
+		break;
+	default:
+		NL_SET_ERR_MSG(extack, "host id out of range for this pool");
+		err = -EINVAL;
+	}
+	mutex_unlock(&pool->lock);
+	if (err)
+		return err;
+	pr_info("drack: pool %u: host %u fenced\n", pool->id, host);
+	drack_pool_peers_changed(pool);
+	drack_nl_host_notify(pool, host, DRACK_HOST_DEAD);
+	return 0;
+}
+
+int drack_pool_reclaim(struct drack_pool *pool, u32 host,
+		       struct netlink_ext_ack *extack)
+{
+	struct drack_section_entry *se;
+	u32 h, s, state, n = 0;
+	int err = 0;
+
+	mutex_lock(&pool->lock);
+	if (host >= pool->geo.max_hosts) {
+		NL_SET_ERR_MSG(extack, "host id out of range for this pool");
+		err = -EINVAL;
+		goto out;
+	}
+	if (drack_host_state(pool, host) != DRACK_HOST_DEAD) {
+		NL_SET_ERR_MSG(extack, "host is not fenced");
+		err = -EINVAL;
+		goto out;
+	}
+	for (h = 0; h < pool->geo.max_hosts; h++) {
+		state = drack_host_state(pool, h);
+		if (h == host || state == DRACK_HOST_FREE ||
+		    state == DRACK_HOST_DEAD)
+			continue;
+		if (!(le64_to_cpu(READ_ONCE(drack_host_entry(pool, h)->released)) &
+		      BIT_ULL(host))) {
+			NL_SET_ERR_MSG(extack, "a live host still references its Buffers");
+			err = -EBUSY;
+			goto out;
+		}
+	}
+	for (s = pool->geo.meta_sections; s < pool->geo.section_count; s++) {
+		if (drack_section_owner(pool, s) != host)
+			continue;
+		se = drack_section_entry(pool, s);
+		se->generation = cpu_to_le32(le32_to_cpu(se->generation) + 1);
+		se->flags = 0;
+		smp_wmb(); /* a new owner sees a clean entry */
+		WRITE_ONCE(se->owner, cpu_to_le16(DRACK_SECTION_FREE));
+		drack_nl_section_notify(pool, s, DRACK_SECTION_FREE,
+					READ_ONCE(se->buf_class));
+		n++;
+	}
+	WRITE_ONCE(drack_host_entry(pool, host)->state,
+		   cpu_to_le32(DRACK_HOST_FREE));
+out:
+	mutex_unlock(&pool->lock);
+	if (err)
+		return err;
+	pr_info("drack: pool %u: fenced host %u reclaimed, %u Sections free again\n",
+		pool->id, host, n);
+	drack_nl_host_notify(pool, host, DRACK_HOST_FREE);
+	return 0;
+}
+
+u64 drack_pool_new_fm_epoch(struct drack_pool *pool)
+{
+	struct drack_superblock *sb = pool->base;
+	u64 epoch;
+
+	mutex_lock(&pool->lock);
+	epoch = le64_to_cpu(sb->fm_epoch) + 1;
+	WRITE_ONCE(sb->fm_epoch, cpu_to_le64(epoch));
+	mutex_unlock(&pool->lock);
+	return epoch;
+}
+
+u64 drack_pool_fm_epoch(struct drack_pool *pool)
+{
+	struct drack_superblock *sb = pool->base;
+
+	return le64_to_cpu(READ_ONCE(sb->fm_epoch));
 }

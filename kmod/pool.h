@@ -30,12 +30,19 @@ struct drack_pool {
 	u32 id;
 	void *base;
 	struct drack_geometry geo;		/* validated, never re-read */
+	u64 size;				/* mapped bytes */
+	u32 regions;				/* memory devices interleaved */
 	const struct drack_backend_ops *ops;
 	void *backend_priv;
 
 	struct mutex lock;			/* joins, leaves, grants */
 	struct drack_dev __rcu *local[DRACK_MAX_HOSTS]; /* in this kernel */
 	struct delayed_work heartbeat;
+
+	/* The registered fabric manager, under drack_pools_lock. */
+	u32 fm_portid;				/* 0: none */
+	u32 fm_pid;
+	possible_net_t fm_net;
 
 	struct miscdevice misc;
 	char misc_name[24];
@@ -46,8 +53,14 @@ extern struct mutex drack_pools_lock;
 
 #define DRACK_HEARTBEAT_MS 100
 
+#define DRACK_MAX_REGIONS	16
+
 /* Format @base (fresh memory) as pool @id. */
-int drack_pool_format(void *base, u64 size, u32 id, u32 max_hosts);
+int drack_pool_format(void *base, u64 size, u32 id, u32 max_hosts,
+		      u32 regions);
+/* Format a registered pool again; no host may use it. */
+int drack_pool_reformat(struct drack_pool *pool, u32 max_hosts, u32 regions,
+			struct netlink_ext_ack *extack);
 /* Validate the superblock at @base and register the pool. */
 int drack_pool_register(struct drack_pool *pool, void *base, u64 size,
 			const struct drack_backend_ops *ops);
@@ -105,6 +118,19 @@ u32 drack_pool_host_sections(struct drack_pool *pool, u32 host);
 int drack_pool_grant(struct drack_pool *pool, u32 host, u32 section,
 		     u32 buf_class, struct netlink_ext_ack *extack);
 
+/* Ask the owner of @section to give it back once its Buffers are home. */
+int drack_pool_revoke(struct drack_pool *pool, u32 section,
+		      struct netlink_ext_ack *extack);
+/* Declare @host dead; live hosts then let go of its Buffers. */
+int drack_pool_fence(struct drack_pool *pool, u32 host,
+		     struct netlink_ext_ack *extack);
+/* Free a fenced host's Sections and slot once no live host needs them. */
+int drack_pool_reclaim(struct drack_pool *pool, u32 host,
+		       struct netlink_ext_ack *extack);
+/* Bump the superblock's FM epoch; returns the new value. */
+u64 drack_pool_new_fm_epoch(struct drack_pool *pool);
+u64 drack_pool_fm_epoch(struct drack_pool *pool);
+
 /* Every local device re-evaluates its peers (carrier). */
 void drack_pool_peers_changed(struct drack_pool *pool);
 
@@ -125,5 +151,7 @@ void drack_nl_exit(void);
 void drack_nl_section_request(struct drack_pool *pool, u32 host,
 			      u32 buf_class, u32 count);
 void drack_nl_host_notify(struct drack_pool *pool, u32 host, u32 state);
+void drack_nl_section_notify(struct drack_pool *pool, u32 section, u32 owner,
+			     u32 buf_class);
 
 #endif /* _DRACK_POOL_H */

@@ -207,6 +207,13 @@ void drack_rx_drop_all(struct drack_dev *dd)
 		drack_rx_ring(dd, peer, INT_MAX, false);
 }
 
+void drack_rx_forget_peer(struct drack_dev *dd, u32 peer)
+{
+	struct drack_ring *r = &dd->ref_in[peer];
+
+	drack_ring_consume(r, drack_ring_prod(r));
+}
+
 /* Do we still hold references to Buffers of live owners? */
 bool drack_rx_holds_buffers(struct drack_dev *dd)
 {
@@ -280,6 +287,12 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 	struct drack_dev *dd = container_of(napi, struct drack_dev, napi);
 	u64 peers = READ_ONCE(dd->peers), before, m;
 	int done = 0, i;
+
+	/* A fenced or hung host leaves the pool alone. */
+	if (unlikely(!drack_dev_active(dd))) {
+		napi_complete_done(napi, 0);
+		return 0;
+	}
 
 	spin_lock(&dd->rx_lock);
 	drack_rx_drain_returns(dd);

@@ -114,7 +114,8 @@ netdev_tx_t drack_xmit(struct sk_buff *skb, struct net_device *ndev)
 	u32 len = skb->len;
 	int peer, err;
 
-	if (unlikely(len < ETH_HLEN || len > DRACK_MAX_FRAME))
+	if (unlikely(len < ETH_HLEN || len > DRACK_MAX_FRAME ||
+		     !drack_dev_active(dd)))
 		goto drop;
 	/* Only GSO types a peer can rebuild are advertised. */
 	if (unlikely(virtio_net_hdr_from_skb(skb, &vnet, true, true, 0)))

@@ -80,7 +80,7 @@ static int dl_event_parse(struct drack_events *ev, struct nlmsghdr *nlh,
 		return 0;
 	if (genlmsg_parse(nlh, 0, tb, DRACK_A_MAX, dl_policy) < 0)
 		return 0;
-	if (!tb[DRACK_A_POOL_ID] || !tb[DRACK_A_HOST_ID])
+	if (!tb[DRACK_A_POOL_ID])
 		return 0;
 
 	gnlh = nlmsg_data(nlh);
@@ -88,9 +88,18 @@ static int dl_event_parse(struct drack_events *ev, struct nlmsghdr *nlh,
 	switch (gnlh->cmd) {
 	case DRACK_CMD_SECTION_REQUEST:
 		e.type = DRACK_EVENT_SECTION_REQUEST;
+		if (!tb[DRACK_A_HOST_ID])
+			return 0;
 		break;
 	case DRACK_CMD_HOST_NOTIFY:
 		e.type = DRACK_EVENT_HOST_NOTIFY;
+		if (!tb[DRACK_A_HOST_ID])
+			return 0;
+		break;
+	case DRACK_CMD_SECTION_NOTIFY:
+		e.type = DRACK_EVENT_SECTION_NOTIFY;
+		if (!tb[DRACK_A_SECTION_ID] || !tb[DRACK_A_SECTION_OWNER])
+			return 0;
 		break;
 	default:
 		return 0;
@@ -100,6 +109,8 @@ static int dl_event_parse(struct drack_events *ev, struct nlmsghdr *nlh,
 	e.buf_class = dl_u32(tb, DRACK_A_CLASS);
 	e.count = dl_u32(tb, DRACK_A_COUNT);
 	e.state = dl_u32(tb, DRACK_A_HOST_STATE);
+	e.section = dl_u32(tb, DRACK_A_SECTION_ID);
+	e.owner = dl_u32(tb, DRACK_A_SECTION_OWNER);
 	cb(&e, arg);
 	return 1;
 }

@@ -28,6 +28,12 @@ static int dl_host_parse(struct nlmsghdr *nlh, void *arg)
 	h.heartbeat = dl_u64(tb, DRACK_A_HOST_HEARTBEAT);
 	h.sections = dl_u32(tb, DRACK_A_HOST_SECTIONS);
 	h.ifindex = dl_u32(tb, DRACK_A_HOST_IFINDEX);
+	h.generation = dl_u32(tb, DRACK_A_HOST_GENERATION);
+	h.buffers_free[DRACK_CLASS_2K] = dl_u32(tb, DRACK_A_HOST_FREE_2K);
+	h.buffers_free[DRACK_CLASS_64K] = dl_u32(tb, DRACK_A_HOST_FREE_64K);
+	h.wanted[DRACK_CLASS_2K] = dl_u32(tb, DRACK_A_HOST_WANTED_2K);
+	h.wanted[DRACK_CLASS_64K] = dl_u32(tb, DRACK_A_HOST_WANTED_64K);
+	h.released = dl_u64(tb, DRACK_A_HOST_RELEASED);
 	return w->cb(&h, w->arg);
 }
 

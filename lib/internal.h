@@ -3,6 +3,7 @@
 #ifndef _LIBDRACK_INTERNAL_H
 #define _LIBDRACK_INTERNAL_H
 
+#include <string.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
@@ -52,6 +53,26 @@ static inline uint32_t dl_u32(struct nlattr **tb, int type)
 static inline uint64_t dl_u64(struct nlattr **tb, int type)
 {
 	return tb[type] ? nla_get_u64(tb[type]) : 0;
+}
+
+/*
+ * Copy string attribute @type to @buf, always terminated, empty if
+ * absent: NLA_STRING need not be terminated within its length.
+ */
+static inline void dl_string(struct nlattr **tb, int type, char *buf,
+			     size_t len)
+{
+	size_t n = 0;
+
+	if (!len)
+		return;
+	if (tb[type]) {
+		n = strnlen(nla_data(tb[type]), (size_t)nla_len(tb[type]));
+		if (n >= len)
+			n = len - 1;
+		memcpy(buf, nla_data(tb[type]), n);
+	}
+	buf[n] = '\0';
 }
 
 #endif /* _LIBDRACK_INTERNAL_H */

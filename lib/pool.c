@@ -8,21 +8,16 @@ static void dl_pool_info(struct nlattr **tb, struct drack_pool_info *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->id = dl_u32(tb, DRACK_A_POOL_ID);
-	if (tb[DRACK_A_POOL_BACKEND]) {
-		/* NLA_STRING need not be terminated; copy at most len bytes */
-		size_t n = strnlen(nla_data(tb[DRACK_A_POOL_BACKEND]),
-				   (size_t)nla_len(tb[DRACK_A_POOL_BACKEND]));
-
-		if (n >= sizeof(p->backend))
-			n = sizeof(p->backend) - 1;
-		memcpy(p->backend, nla_data(tb[DRACK_A_POOL_BACKEND]), n);
-	}
+	dl_string(tb, DRACK_A_POOL_BACKEND, p->backend, sizeof(p->backend));
 	p->size = dl_u64(tb, DRACK_A_POOL_SIZE);
 	p->section_size = dl_u32(tb, DRACK_A_POOL_SECTION_SIZE);
 	p->section_count = dl_u32(tb, DRACK_A_POOL_SECTION_COUNT);
 	p->meta_sections = dl_u32(tb, DRACK_A_POOL_META_SECTIONS);
 	p->free_sections = dl_u32(tb, DRACK_A_POOL_FREE_SECTIONS);
 	p->max_hosts = dl_u32(tb, DRACK_A_POOL_MAX_HOSTS);
+	p->regions = dl_u32(tb, DRACK_A_POOL_REGIONS);
+	p->fm_pid = dl_u32(tb, DRACK_A_POOL_FM_PID);
+	p->fm_epoch = dl_u64(tb, DRACK_A_POOL_FM_EPOCH);
 }
 
 struct dl_pool_walk {

@@ -24,6 +24,8 @@ static int dl_section_parse(struct nlmsghdr *nlh, void *arg)
 	s.owner = dl_u32(tb, DRACK_A_SECTION_OWNER);
 	s.buf_class = dl_u32(tb, DRACK_A_CLASS);
 	s.generation = dl_u32(tb, DRACK_A_SECTION_GENERATION);
+	s.region = dl_u32(tb, DRACK_A_SECTION_REGION);
+	s.flags = dl_u32(tb, DRACK_A_SECTION_FLAGS);
 	return w->cb(&s, w->arg);
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * drackctl link: drack interfaces (one per host) over rtnetlink, with the
- * pool and host id that ip link cannot pass (IFLA_DRACK_POOL/HOST).
+ * pool and host id that ip link cannot pass (IFLA_DRACK_POOL/HOST); with
+ * -s, every counter of the host (DRACK_CMD_STATS_GET).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,9 +17,10 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: drackctl link add [ name ] NAME [ pool POOL ] [ host HOST ] [ netns NETNS ]\n"
 		"       drackctl link del { [ dev ] NAME }\n"
-		"       drackctl link [ show [ [ dev ] NAME ] ]\n"
+		"       drackctl [ -s ] link [ show [ [ dev ] NAME ] ]\n"
 		"       drackctl link help\n"
-		"POOL defaults to 0, HOST to the lowest free host id of the pool.\n");
+		"POOL defaults to 0, HOST to the lowest free host id of the pool.\n"
+		"-s adds the host's counters.\n");
 }
 
 static const char *const operstates[] = {
@@ -53,11 +55,52 @@ static void print_link_flags(uint32_t flags)
 	close_json_array(PRINT_JSON, NULL);
 }
 
+/* Is counter @name in the group of @prefix (NULL: neither tx_ nor rx_)? */
+static bool stat_in_group(const char *name, const char *prefix)
+{
+	if (prefix)
+		return !strncmp(name, prefix, strlen(prefix));
+	return strncmp(name, "tx_", 3) && strncmp(name, "rx_", 3);
+}
+
+/*
+ * -s: every counter the kernel reports and libdrack names, a line of
+ * tx_*, one of rx_* and one of the others; JSON: an object "stats".
+ */
+static void print_link_stats(const struct drack_stats_info *st)
+{
+	static const char *const groups[] = { "tx_", "rx_", NULL };
+	const char *name;
+	bool any;
+	size_t g;
+	uint32_t i;
+
+	open_json_object("stats");
+	for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
+		any = false;
+		for (i = 0; i < st->nstats; i++) {
+			name = drack_stat_name(i);
+			if (!name || !stat_in_group(name, groups[g]))
+				continue;
+			if (!any)
+				print_indent(3);
+			ctl_print_counter(name, st->stat[i]);
+			any = true;
+		}
+		if (any)
+			print_nl();
+	}
+	close_json_object();
+}
+
 static int print_link(const struct drack_link_info *l, void *arg)
 {
+	struct drack_stats_info st;
 	char mac[32];
 
 	(void)arg;
+	if (ctl_stats && ctl_local_stats(l->ifindex, l->name, &st))
+		return CTL_EKERNEL;
 	open_json_object(NULL);
 	print_uint(PRINT_ANY, "ifindex", "%u: ", l->ifindex);
 	print_string(PRINT_ANY, "ifname", "%s: ", l->name);
@@ -70,14 +113,17 @@ static int print_link(const struct drack_link_info *l, void *arg)
 		     operstates[l->operstate] : "UNKNOWN");
 	print_string(PRINT_ANY, "address", "address %s",
 		     ctl_mac(l->mac, mac, sizeof(mac)));
-	close_json_object();
 	print_nl();
+	if (ctl_stats)
+		print_link_stats(&st);
+	close_json_object();
 	return CTL_OK;
 }
 
 static int link_show(int argc, char **argv)
 {
-	return ctl_show_dev(argc, argv, "link", usage, print_link);
+	return ctl_show_dev(argc, argv, "link", usage, ctl_stats > 0,
+			    print_link);
 }
 
 /* A pool or host id of a new link: not DRACK_LINK_ANY. */

@@ -14,7 +14,8 @@
 
 #define MON_CHECK_MS	1000	/* is the family still there? */
 
-#define MON_SECTION	(1U << DRACK_EVENT_SECTION_REQUEST)
+#define MON_SECTION	(1U << DRACK_EVENT_SECTION_REQUEST | \
+			 1U << DRACK_EVENT_SECTION_NOTIFY)
 #define MON_HOST	(1U << DRACK_EVENT_HOST_NOTIFY)
 
 static void usage(FILE *out)
@@ -22,8 +23,9 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: drackctl [ -j ] monitor [ all | section | host ]\n"
 		"       drackctl monitor help\n"
-		"section: Section requests of hosts short of Buffers;\n"
-		"host: hosts joining and leaving pools. Stops at SIGINT.\n");
+		"section: Section requests of hosts short of Buffers, Sections\n"
+		"granted and given back;\n"
+		"host: hosts joining, leaving, fenced and reclaimed. Stops at SIGINT.\n");
 }
 
 static volatile sig_atomic_t mon_stop;
@@ -32,6 +34,30 @@ static void mon_signal(int sig)
 {
 	(void)sig;
 	mon_stop = 1;
+}
+
+/*
+ * A Section's new owner, as in section show: " owner 3 class 2k", or
+ * " owner free" (JSON: "state" granted, free or meta; owner and class
+ * only when granted).
+ */
+static void mon_owner(const struct drack_event *e)
+{
+	bool granted = e->owner != DRACK_SECTION_FREE &&
+		       e->owner != DRACK_SECTION_META;
+	char buf[16];
+
+	print_string(PRINT_FP, NULL, " owner %s",
+		     ctl_owner(e->owner, buf, sizeof(buf)));
+	if (granted) {
+		print_string(PRINT_JSON, "state", NULL, "granted");
+		print_uint(PRINT_JSON, "owner", NULL, e->owner);
+		print_string(PRINT_ANY, "class", " class %s",
+			     drack_class_name(e->buf_class));
+	} else {
+		print_string(PRINT_JSON, "state", NULL,
+			     ctl_owner(e->owner, buf, sizeof(buf)));
+	}
 }
 
 static void mon_event(const struct drack_event *e, void *arg)
@@ -56,6 +82,12 @@ static void mon_event(const struct drack_event *e, void *arg)
 		print_uint(PRINT_ANY, "host", " host %u", e->host);
 		print_string(PRINT_ANY, "state", " state %s",
 			     drack_host_state_name(e->state));
+		break;
+	case DRACK_EVENT_SECTION_NOTIFY:
+		print_string(PRINT_ANY, "event", "%s", "section_notify");
+		print_uint(PRINT_ANY, "pool", " pool %u", e->pool);
+		print_uint(PRINT_ANY, "section", " section %u", e->section);
+		mon_owner(e);
 		break;
 	}
 	close_json_object();

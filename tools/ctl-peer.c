@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * drackctl peer: for each drack interface of this network namespace, the
- * other hosts of its pool: their state in the host table and the
- * interface's per-peer counters (ethtool -S peerN_*).
+ * other hosts of its pool as it sees them (DRACK_CMD_PEER_GET): state,
+ * reachability and its per-peer counters, with the MAC address from the
+ * host table.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "ctl.h"
 
 static void usage(FILE *out)
@@ -17,16 +19,24 @@ static void usage(FILE *out)
 		"Shows hosts in the host table and hosts with traffic counted.\n");
 }
 
-static const char *const peer_fields[] = {
-	"tx_packets", "tx_bytes", "rx_packets", "rx_bytes", "rx_bad",
-};
-
-#define NR_PEER_FIELDS (sizeof(peer_fields) / sizeof(peer_fields[0]))
-
 struct peer_table {
-	bool present[DRACK_MAX_HOSTS];
-	struct drack_host_info host[DRACK_MAX_HOSTS];
+	uint32_t ifindex;		/* the local host asked about */
+	bool seen[DRACK_MAX_HOSTS];
+	struct drack_peer_info peer[DRACK_MAX_HOSTS];
+	bool present[DRACK_MAX_HOSTS];	/* in the host table */
+	uint8_t mac[DRACK_MAX_HOSTS][6];
 };
+
+static int peer_cb(const struct drack_peer_info *p, void *arg)
+{
+	struct peer_table *t = arg;
+
+	if (p->local.ifindex == t->ifindex && p->peer < DRACK_MAX_HOSTS) {
+		t->seen[p->peer] = true;
+		t->peer[p->peer] = *p;
+	}
+	return 0;
+}
 
 static int peer_host_cb(const struct drack_host_info *h, void *arg)
 {
@@ -34,43 +44,30 @@ static int peer_host_cb(const struct drack_host_info *h, void *arg)
 
 	if (h->id < DRACK_MAX_HOSTS) {
 		t->present[h->id] = true;
-		t->host[h->id] = *h;
+		memcpy(t->mac[h->id], h->mac, sizeof(t->mac[h->id]));
 	}
 	return 0;
 }
 
-static void print_peer(const struct peer_table *t,
-		       const struct ctl_ethtool_stats *st, uint32_t p)
+static void print_peer(const struct peer_table *t, uint32_t p)
 {
-	const struct drack_host_info *h = &t->host[p];
-	uint64_t v[NR_PEER_FIELDS] = { 0 };
-	bool have[NR_PEER_FIELDS] = { false }, any = false;
+	const struct drack_peer_info *pi = &t->peer[p];
 	char mac[32];
-	size_t i;
-
-	for (i = 0; i < NR_PEER_FIELDS; i++) {
-		have[i] = !ctl_ethtool_statf(st, &v[i], "peer%u_%s", p,
-					     peer_fields[i]);
-		any |= have[i] && v[i];
-	}
-	if (!t->present[p] && !any)
-		return;
 
 	open_json_object(NULL);
 	print_indent(4);
 	print_uint(PRINT_ANY, "peer", "peer %u", p);
 	print_string(PRINT_ANY, "state", " state %s",
-		     t->present[p] ? drack_host_state_name(h->state) : "free");
-	if (t->present[p]) {
-		print_bool(PRINT_ANY, "reachable", " reachable %s",
-			   h->state == DRACK_HOST_UP &&
-			   (h->flags & DRACK_HOST_F_RUNNING));
+		     drack_host_state_name(pi->state));
+	print_bool(PRINT_ANY, "reachable", " reachable %s", pi->reachable);
+	if (t->present[p])
 		print_string(PRINT_ANY, "mac", " mac %s",
-			     ctl_mac(h->mac, mac, sizeof(mac)));
-	}
-	for (i = 0; i < NR_PEER_FIELDS; i++)
-		if (have[i])
-			ctl_print_counter(peer_fields[i], v[i]);
+			     ctl_mac(t->mac[p], mac, sizeof(mac)));
+	ctl_print_counter("tx_packets", pi->tx_packets);
+	ctl_print_counter("tx_bytes", pi->tx_bytes);
+	ctl_print_counter("rx_packets", pi->rx_packets);
+	ctl_print_counter("rx_bytes", pi->rx_bytes);
+	ctl_print_counter("rx_bad", pi->rx_bad);
 	close_json_object();
 	print_nl();
 }
@@ -83,7 +80,6 @@ struct peer_show {
 static int peer_show_link(const struct drack_link_info *l, void *arg)
 {
 	const struct peer_show *s = arg;
-	struct ctl_ethtool_stats st;
 	struct peer_table *t;
 	uint32_t p;
 	int err;
@@ -91,24 +87,22 @@ static int peer_show_link(const struct drack_link_info *l, void *arg)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return ctl_err(-ENOMEM, NULL, l->name);
-	err = drack_host_list(ctl_nl(), l->pool, peer_host_cb, t);
+	t->ifindex = l->ifindex;
+	err = drack_peer_list(ctl_nl(), l->ifindex, peer_cb, t);
 	if (err) {
 		free(t);
-		return ctl_pool_err(err, l->pool);
+		return ctl_err(err, NULL, l->name);
 	}
-	if (ctl_link_stats(l->name, &st)) {
-		free(t);
-		return CTL_EKERNEL;
-	}
+	/* Only the MAC addresses are missing without it. */
+	drack_host_list(ctl_nl(), l->pool, peer_host_cb, t);
 
 	ctl_print_link_head(l);
 	open_json_array(PRINT_JSON, "peers");
 	for (p = 0; p < DRACK_MAX_HOSTS; p++)
-		if (p != l->host && (!s->have_id || p == s->id))
-			print_peer(t, &st, p);
+		if (t->seen[p] && p != l->host && (!s->have_id || p == s->id))
+			print_peer(t, p);
 	close_json_array(PRINT_JSON, NULL);
 	close_json_object();
-	ctl_ethtool_free(&st);
 	free(t);
 	return CTL_OK;
 }

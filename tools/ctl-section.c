@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * drackctl section: the Section tables of the pools (DRACK_CMD_SECTION_GET)
- * and the fabric manager's grant (DRACK_CMD_SECTION_GRANT), for admins and
- * tests; drack-fmd normally does the granting.
+ * and the fabric manager's grant and revoke (DRACK_CMD_SECTION_GRANT,
+ * DRACK_CMD_SECTION_REVOKE), for admins and tests; drack-fmd normally
+ * does both.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include "ctl.h"
 
 #define OWNER_ANY	UINT32_MAX
@@ -16,15 +18,29 @@ static void usage(FILE *out)
 		"Usage: drackctl section [ show [ pool POOL ] [ id SECTION ]\n"
 		"                               [ owner { HOST | free | meta } ] [ class CLASS ] ]\n"
 		"       drackctl section grant [ pool POOL ] host HOST section SECTION class CLASS\n"
+		"       drackctl section revoke [ pool POOL ] [ id ] SECTION\n"
 		"       drackctl section help\n"
 		"where  CLASS := { 2k | 64k }\n"
-		"POOL defaults to every pool for show and to 0 for grant.\n");
+		"POOL defaults to every pool for show and to 0 for grant and revoke.\n"
+		"revoke asks the owner to give the Section back once its Buffers are home.\n");
 }
 
 struct section_show {
 	bool have_id, have_class;
 	uint32_t id, owner, buf_class;
 };
+
+static void print_section_flags(uint32_t flags)
+{
+	open_json_array(PRINT_JSON, "flags");
+	if (flags)
+		print_string(PRINT_FP, NULL, "%s", " flags");
+	if (flags & DRACK_SECTION_F_REVOKE)
+		print_string(PRINT_ANY, NULL, " %s", "revoke");
+	if (flags & ~DRACK_SECTION_F_REVOKE)
+		print_uint(PRINT_ANY, NULL, " 0x%x", flags & ~DRACK_SECTION_F_REVOKE);
+	close_json_array(PRINT_JSON, NULL);
+}
 
 static int print_section(const struct drack_section_info *sec, void *arg)
 {
@@ -55,6 +71,8 @@ static int print_section(const struct drack_section_info *sec, void *arg)
 	if (sec->owner != DRACK_SECTION_META)
 		print_uint(PRINT_ANY, "generation", " generation %u",
 			   sec->generation);
+	print_uint(PRINT_ANY, "region", " region %u", sec->region);
+	print_section_flags(sec->flags);
 	close_json_object();
 	print_nl();
 	return 0;
@@ -132,9 +150,33 @@ static int section_grant(int argc, char **argv)
 		return CTL_EKERNEL;
 	err = drack_section_grant(ctl_nl(), pool, host, sec, buf_class,
 				  extack, sizeof(extack));
-	if (err == -ENOENT && !extack[0])
-		return ctl_pool_err(err, pool);
-	return err ? ctl_err(err, extack, NULL) : CTL_OK;
+	return err ? ctl_fm_err(err, extack, pool) : CTL_OK;
+}
+
+static int section_revoke(int argc, char **argv)
+{
+	uint32_t pool = 0, sec = 0;
+	bool have_pool = false, have_sec = false;
+	char extack[DRACK_ERRMSG_MAX];
+	const struct ctl_arg args[] = {
+		{ .key = "pool", .get = get_u32, .u32 = &pool,
+		  .have = &have_pool, .invalid = "invalid pool id" },
+		{ .key = "id", .alias = "section", .get = get_u32, .u32 = &sec,
+		  .have = &have_sec,
+		  .flags = CTL_ARG_POSITIONAL | CTL_ARG_REQUIRED,
+		  .invalid = "invalid Section id" },
+		{ 0 }
+	};
+	int err;
+
+	err = ctl_args(argc, argv, args, "section", usage);
+	if (err != CTL_MORE)
+		return err;
+	if (!ctl_nl())
+		return CTL_EKERNEL;
+	err = drack_section_revoke(ctl_nl(), pool, sec, extack,
+				   sizeof(extack));
+	return err ? ctl_fm_err(err, extack, pool) : CTL_OK;
 }
 
 int do_section(int argc, char **argv)
@@ -146,6 +188,8 @@ int do_section(int argc, char **argv)
 		return section_show(argc - 1, argv + 1);
 	if (matches(*argv, "grant"))
 		return section_grant(argc - 1, argv + 1);
+	if (!strcmp(*argv, "revoke"))
+		return section_revoke(argc - 1, argv + 1);
 	if (matches(*argv, "help")) {
 		usage(stdout);
 		return CTL_OK;

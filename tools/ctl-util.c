@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * drackctl: what the objects share: the keyword argument parser, the
- * show loops over drack links and over pools, and counter printing.
+ * show loops over drack links and over pools, the counters of local
+ * hosts and their printing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -134,7 +135,7 @@ int ctl_show_links(const char *dev, bool need_nl,
 }
 
 int ctl_show_dev(int argc, char **argv, const char *obj,
-		 void (*usage)(FILE *out),
+		 void (*usage)(FILE *out), bool need_nl,
 		 int (*show)(const struct drack_link_info *l, void *arg))
 {
 	const char *dev = NULL;
@@ -147,7 +148,7 @@ int ctl_show_dev(int argc, char **argv, const char *obj,
 
 	if (ret != CTL_MORE)
 		return ret;
-	return ctl_show_links(dev, false, show, NULL);
+	return ctl_show_links(dev, need_nl, show, NULL);
 }
 
 int ctl_show_pools(bool have_pool, uint32_t pool,
@@ -178,10 +179,33 @@ int ctl_show_pools(bool have_pool, uint32_t pool,
 	return ret;
 }
 
-int ctl_link_stats(const char *ifname, struct ctl_ethtool_stats *st)
-{
-	int err = ctl_ethtool_stats(ifname, st);
+struct ctl_local_stats {
+	struct drack_stats_info *st;
+	bool found;
+};
 
+static int ctl_local_stats_cb(const struct drack_stats_info *st, void *arg)
+{
+	struct ctl_local_stats *c = arg;
+
+	if (st->local.ifindex == c->st->local.ifindex) {
+		*c->st = *st;
+		c->found = true;
+	}
+	return 0;
+}
+
+int ctl_local_stats(uint32_t ifindex, const char *ifname,
+		    struct drack_stats_info *st)
+{
+	struct ctl_local_stats c = { .st = st };
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	st->local.ifindex = ifindex;
+	err = drack_stats_list(ctl_nl(), ifindex, ctl_local_stats_cb, &c);
+	if (!err && !c.found)
+		err = -ENODEV;
 	if (err) {
 		fprintf(stderr, "Error: %s: cannot read counters: %s.\n",
 			ifname, strerror(-err));
@@ -205,4 +229,12 @@ void ctl_print_counter(const char *key, uint64_t value)
 
 	snprintf(fmt, sizeof(fmt), " %s %%" PRIu64, key);
 	print_u64(PRINT_ANY, key, fmt, value);
+}
+
+void ctl_print_stat(const struct drack_stats_info *st, uint32_t stat)
+{
+	const char *name = drack_stat_name(stat);
+
+	if (name && stat < st->nstats)
+		ctl_print_counter(name, st->stat[stat]);
 }

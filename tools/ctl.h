@@ -49,6 +49,8 @@ int unknown_command(const char *obj, const char *cmd);
 int garbage(const char *obj, const char *arg);
 
 int get_u32(uint32_t *val, const char *arg);
+/* A host id: below DRACK_MAX_HOSTS. */
+int get_host_id(uint32_t *val, const char *arg);
 /* "2k", "64k" (or 2048, 65536): 0, or -1 */
 int get_class(uint32_t *buf_class, const char *arg);
 bool ifname_ok(const char *name);
@@ -101,6 +103,11 @@ int ctl_err(int err, const char *extack, const char *context);
 int ctl_pool_err(int err, uint32_t pool);
 /* The same for rtnetlink: "RTNETLINK answers: strerror" without extack. */
 int ctl_rtnl_err(int err, const char *extack);
+/*
+ * A fabric manager request about pool @pool failed: the kernel's message,
+ * else ctl_pool_err().
+ */
+int ctl_fm_err(int err, const char *extack, uint32_t pool);
 
 /* The drack link @dev: CTL_OK, or an error message and CTL_EKERNEL. */
 int ctl_link_get(const char *dev, struct drack_link_info *link);
@@ -124,9 +131,12 @@ int ctl_open_netns(const char *ns, bool pids);
 int ctl_show_links(const char *dev, bool need_nl,
 		   int (*show)(const struct drack_link_info *l, void *arg),
 		   void *arg);
-/* "[ [ dev ] DEV ]": ctl_show_links() of it, or ctl_args()' exit status. */
+/*
+ * "[ [ dev ] DEV ]": ctl_show_links(DEV, @need_nl, ...), or ctl_args()'
+ * exit status.
+ */
 int ctl_show_dev(int argc, char **argv, const char *obj,
-		 void (*usage)(FILE *out),
+		 void (*usage)(FILE *out), bool need_nl,
 		 int (*show)(const struct drack_link_info *l, void *arg));
 /*
  * @list for pool @pool (if @have_pool) or for every pool, in one JSON
@@ -134,27 +144,6 @@ int ctl_show_dev(int argc, char **argv, const char *obj,
  */
 int ctl_show_pools(bool have_pool, uint32_t pool,
 		   int (*list)(uint32_t pool, void *arg), void *arg);
-
-/* ---- ethtool (SIOCETHTOOL) ----------------------------------------- */
-
-struct ctl_ethtool_stats {
-	unsigned int n;
-	char (*names)[32];		/* ETH_GSTRING_LEN */
-	uint64_t *values;
-};
-
-/* The ETH_SS_STATS counters of @ifname: 0 or -errno. */
-int ctl_ethtool_stats(const char *ifname, struct ctl_ethtool_stats *st);
-/* The counter @name: 0, or -1 if there is none. */
-int ctl_ethtool_stat(const struct ctl_ethtool_stats *st, const char *name,
-		     uint64_t *value);
-/* The same, the name printf'ed from @fmt. */
-int ctl_ethtool_statf(const struct ctl_ethtool_stats *st, uint64_t *value,
-		      const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* The counters of link @ifname: CTL_OK, or CTL_EKERNEL after a message. */
-int ctl_link_stats(const char *ifname, struct ctl_ethtool_stats *st);
-void ctl_ethtool_free(struct ctl_ethtool_stats *st);
 
 /* ---- output: iproute2's json_print, cut down (ctl-json.c) ----------- */
 
@@ -193,6 +182,14 @@ void print_indent(int n);
 void ctl_print_link_head(const struct drack_link_info *l);
 /* A counter: " KEY VALUE" (JSON: "KEY": VALUE). */
 void ctl_print_counter(const char *key, uint64_t value);
+/* Counter @stat of @st, if it has a name: ctl_print_counter(). */
+void ctl_print_stat(const struct drack_stats_info *st, uint32_t stat);
+/*
+ * The counters of the local host @ifindex into @st: CTL_OK, or an error
+ * message about @ifname and CTL_EKERNEL.
+ */
+int ctl_local_stats(uint32_t ifindex, const char *ifname,
+		    struct drack_stats_info *st);
 
 /* "64M", "2M", "512K" */
 const char *ctl_size(uint64_t bytes, char *buf, size_t len);

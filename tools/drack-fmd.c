@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * drack-fmd: the fabric manager daemon. Grants free Sections of every
- * pool of the local kernel to the hosts that ask for them, within a
- * per-host quota. Waits for drack.ko if it is not loaded yet and follows
- * it across reloads; new pools are picked up by polling.
+ * drack-fmd: the fabric manager daemon. Registers as the fabric manager
+ * of every pool of the local kernel it is configured for, grants free
+ * Sections to the hosts that ask for them within a per-host quota,
+ * spreading each host's Sections across the pool's Regions, revokes
+ * Sections hosts do not need, and fences and reclaims hosts whose
+ * heartbeat stopped. Waits for drack.ko if it is not loaded yet and
+ * follows it across reloads; new pools are picked up by polling.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,7 +20,6 @@
 #include <sys/signalfd.h>
 #include "fmd.h"
 
-#define FMD_POLL_MS	500	/* pools and hosts re-read */
 #define FMD_RETRY_MS	1000	/* waiting for the drack family */
 
 struct fmd {
@@ -25,6 +28,17 @@ struct fmd {
 	struct fmd_pool *pools;
 	size_t npools;
 	bool waiting_logged;
+	bool started;		/* the first pool dump was handled */
+	bool fatal;		/* nothing to manage at start: exit 1 */
+	bool check_pools;	/* say which configured pools do not exist */
+	bool reclaim_pending;	/* a fenced host waits to be reclaimed */
+	uint64_t next_poll;
+	uint64_t next_reclaim;	/* 0: not scheduled */
+	/* the configuration's sources, for SIGHUP */
+	const char *conf_path;
+	bool conf_must_exist;
+	char **overrides;
+	size_t noverrides;
 };
 
 static struct fmd_pool *fmd_pool_lookup(struct fmd *f, uint32_t id,
@@ -48,15 +62,21 @@ static struct fmd_pool *fmd_pool_lookup(struct fmd *f, uint32_t id,
 	return p;
 }
 
+/* Closing the request socket ends our registrations too. */
 static void fmd_disconnect(struct fmd *f)
 {
+	size_t i;
+
 	drack_events_close(f->ev);
 	drack_nl_close(f->nl);
 	f->ev = NULL;
 	f->nl = NULL;
+	for (i = 0; i < f->npools; i++)
+		fmd_pool_release(&f->pools[i]);
 	free(f->pools);
 	f->pools = NULL;
 	f->npools = 0;
+	f->reclaim_pending = false;
 }
 
 /* Log why we cannot talk to drack.ko, once per outage. */
@@ -94,74 +114,136 @@ static bool fmd_connect(struct fmd *f)
 	return true;
 }
 
-static int fmd_pool_seen(const struct drack_pool_info *pi, void *arg)
-{
-	struct fmd *f = arg;
-	struct fmd_pool *fp = fmd_pool_lookup(f, pi->id, false);
-
-	if (!fp) {
-		fp = fmd_pool_lookup(f, pi->id, true);
-		if (!fp)
-			return -ENOMEM;
-		fmd_dbg("managing pool %u: %s, %u Sections (%u metadata, %u free), %u hosts max",
-			pi->id, pi->backend, pi->section_count,
-			pi->meta_sections, pi->free_sections, pi->max_hosts);
-	}
-	fp->seen = true;
-	return 0;
-}
-
-struct fmd_host_scan {
-	struct fmd_pool *fp;
-	bool present[DRACK_MAX_HOSTS];
+/* The pool dump, copied out: registering needs the handle. */
+struct fmd_pool_dump {
+	struct drack_pool_info *pi;
+	size_t n;
 };
 
-static void fmd_host_state(struct fmd_pool *fp, uint32_t host,
-			   uint32_t state)
+static int fmd_pool_dump_cb(const struct drack_pool_info *pi, void *arg)
 {
-	struct fmd_host_mem *hm = &fp->host[host];
+	struct fmd_pool_dump *d = arg;
+	struct drack_pool_info *p;
 
-	if (hm->state == state)
-		return;
-	fmd_dbg("pool %u host %u: %s -> %s", fp->id, host,
-		drack_host_state_name(hm->state),
-		drack_host_state_name(state));
-	if (state != DRACK_HOST_UP && state != DRACK_HOST_JOINING)
-		memset(hm, 0, sizeof(*hm));	/* forget rate limits */
-	hm->state = state;
-}
-
-static int fmd_host_seen(const struct drack_host_info *h, void *arg)
-{
-	struct fmd_host_scan *s = arg;
-
-	if (h->id < DRACK_MAX_HOSTS) {
-		s->present[h->id] = true;
-		fmd_host_state(s->fp, h->id, h->state);
-	}
+	p = realloc(d->pi, (d->n + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	d->pi = p;
+	d->pi[d->n++] = *pi;
 	return 0;
 }
 
-static void fmd_scan_hosts(struct fmd *f, struct fmd_pool *fp)
+static int fmd_pool_dump(struct drack_nl *nl, struct fmd_pool_dump *d)
 {
-	struct fmd_host_scan s = { .fp = fp };
-	uint32_t i;
+	int err;
 
-	if (drack_host_list(f->nl, fp->id, fmd_host_seen, &s))
+	memset(d, 0, sizeof(*d));
+	err = drack_pool_list(nl, fmd_pool_dump_cb, d);
+	if (err) {
+		free(d->pi);
+		d->pi = NULL;
+		d->n = 0;
+	}
+	return err;
+}
+
+static void fmd_check_conf_pools(const struct fmd_pool_dump *d)
+{
+	uint32_t i;
+	size_t j;
+
+	for (i = 0; i < fmd_conf.npools; i++) {
+		for (j = 0; j < d->n && d->pi[j].id != fmd_conf.pools[i]; j++)
+			;
+		if (j == d->n)
+			fmd_info("pool %u (configured in pools) does not exist yet",
+				 fmd_conf.pools[i]);
+	}
+}
+
+/*
+ * Pools appearing (register, take on) and going (or no longer
+ * configured: unregister). At the first dump, if there are pools to
+ * manage and we could register for none, there is nothing for us to do.
+ */
+static void fmd_scan_pools(struct fmd *f)
+{
+	struct fmd_pool_dump d;
+	size_t i, j, managed = 0, registered = 0;
+	struct fmd_pool *fp;
+	int err;
+
+	for (i = 0; i < f->npools; i++)
+		f->pools[i].seen = false;
+	err = fmd_pool_dump(f->nl, &d);
+	if (err) {
+		fmd_warn("cannot list pools: %s", strerror(-err));
 		return;
-	for (i = 0; i < DRACK_MAX_HOSTS; i++)
-		if (!s.present[i])
-			fmd_host_state(fp, i, DRACK_HOST_FREE);
+	}
+	if (f->check_pools) {
+		f->check_pools = false;
+		fmd_check_conf_pools(&d);
+	}
+	for (i = 0; i < d.n; i++) {
+		if (!fmd_conf_manages(&fmd_conf, d.pi[i].id))
+			continue;
+		managed++;
+		fp = fmd_pool_lookup(f, d.pi[i].id, true);
+		if (!fp) {
+			fmd_err("out of memory");
+			continue;
+		}
+		fp->seen = true;
+		if (fmd_pool_lost(fp, &d.pi[i])) {
+			fmd_warn("pool %u: no longer its fabric manager (now pid %u, epoch %llu), registering again",
+				 fp->id, d.pi[i].fm_pid,
+				 (unsigned long long)d.pi[i].fm_epoch);
+			fp->registered = false;
+			memset(fp->host, 0, sizeof(fp->host));
+		}
+		if (!fp->registered)
+			fmd_pool_register(f->nl, fp, &d.pi[i]);
+		if (fp->registered)
+			registered++;
+	}
+	free(d.pi);
+
+	for (i = j = 0; i < f->npools; i++) {
+		fp = &f->pools[i];
+		if (!fp->seen) {
+			if (fmd_conf_manages(&fmd_conf, fp->id)) {
+				fmd_info("pool %u gone", fp->id);
+			} else {
+				fmd_pool_unregister(f->nl, fp);
+				fmd_info("pool %u: no longer managed (not in pools)",
+					 fp->id);
+			}
+			fmd_pool_release(fp);
+			continue;
+		}
+		f->pools[j++] = *fp;
+	}
+	f->npools = j;
+
+	if (!f->started) {
+		f->started = true;
+		if (managed && !registered) {
+			fmd_err("no pool to manage: %zu pool(s) configured, none could be registered, exiting",
+				managed);
+			f->fatal = true;
+		}
+	}
 }
 
 /*
  * Periodic: the family still there, pools appearing or going, host
- * states. Section requests come as events, re-sent by the kernel while
- * outstanding, so missing one only delays it.
+ * states and heartbeats. Section requests come as events, re-sent by
+ * the kernel while outstanding, so missing one only delays it.
  */
 static void fmd_poll(struct fmd *f)
 {
-	size_t i, j;
+	bool pending = false;
+	size_t i;
 	int err;
 
 	err = drack_nl_check(f->nl);
@@ -177,31 +259,30 @@ static void fmd_poll(struct fmd *f)
 			return;
 	}
 
-	for (i = 0; i < f->npools; i++)
-		f->pools[i].seen = false;
-	err = drack_pool_list(f->nl, fmd_pool_seen, f);
-	if (err) {
-		fmd_warn("cannot list pools: %s", strerror(-err));
+	fmd_scan_pools(f);
+	if (f->fatal)
 		return;
-	}
-	for (i = j = 0; i < f->npools; i++) {
-		if (!f->pools[i].seen) {
-			fmd_dbg("pool %u gone", f->pools[i].id);
-			continue;
-		}
-		f->pools[j++] = f->pools[i];
-	}
-	f->npools = j;
 	for (i = 0; i < f->npools; i++)
-		fmd_scan_hosts(f, &f->pools[i]);
+		if (f->pools[i].registered)
+			pending |= fmd_health_poll(f->nl, &f->pools[i]);
+	f->reclaim_pending = pending;
+}
+
+static void fmd_reclaim(struct fmd *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->npools; i++)
+		if (f->pools[i].registered)
+			fmd_reclaim_pass(f->nl, &f->pools[i]);
 }
 
 static void fmd_event(const struct drack_event *e, void *arg)
 {
 	struct fmd *f = arg;
-	struct fmd_pool *fp = fmd_pool_lookup(f, e->pool, true);
+	struct fmd_pool *fp = fmd_pool_lookup(f, e->pool, false);
 
-	if (!fp)
+	if (!fp || !fp->registered)	/* not ours (yet) */
 		return;
 	switch (e->type) {
 	case DRACK_EVENT_SECTION_REQUEST:
@@ -212,6 +293,9 @@ static void fmd_event(const struct drack_event *e, void *arg)
 	case DRACK_EVENT_HOST_NOTIFY:
 		if (e->host < DRACK_MAX_HOSTS)
 			fmd_host_state(fp, e->host, e->state);
+		break;
+	case DRACK_EVENT_SECTION_NOTIFY:
+		fmd_reclaim_section_event(fp, e->section, e->owner);
 		break;
 	}
 }
@@ -228,55 +312,170 @@ static void fmd_read_events(struct fmd *f)
 	}
 }
 
+/* SIGTERM, SIGINT: hand the pools back; granted Sections stay. */
+static void fmd_shutdown(struct fmd *f)
+{
+	size_t i;
+
+	if (f->nl)
+		for (i = 0; i < f->npools; i++)
+			fmd_pool_unregister(f->nl, &f->pools[i]);
+	fmd_disconnect(f);
+}
+
+static int fmd_load_conf(struct fmd *f, struct fmd_conf *c, char *err,
+			 size_t errlen)
+{
+	return fmd_conf_load(c, f->conf_path, f->conf_must_exist,
+			     f->overrides, f->noverrides, err, errlen);
+}
+
+/* SIGHUP. A configuration with an error is not applied at all. */
+static void fmd_reload(struct fmd *f)
+{
+	char err[FMD_CONF_ERR_MAX], desc[1024];
+	struct fmd_conf c;
+	int ret;
+
+	ret = fmd_load_conf(f, &c, err, sizeof(err));
+	if (ret < 0) {
+		fmd_err("configuration not reloaded, keeping the previous one: %s",
+			err);
+		return;
+	}
+	fmd_conf = c;
+	fmd_log_level = c.log_level;
+	fmd_conf_describe(&c, desc, sizeof(desc));
+	if (ret == 1)
+		fmd_info("configuration reloaded (%s absent, defaults): %s",
+			 f->conf_path, desc);
+	else
+		fmd_info("configuration reloaded from %s: %s", f->conf_path,
+			 desc);
+	f->check_pools = true;
+	f->next_poll = 0;	/* apply pools = ... now */
+	f->next_reclaim = 0;
+}
+
+/*
+ * Before detaching: if drack.ko is loaded and every pool we would manage
+ * already has a fabric manager, say so on stderr and fail now rather
+ * than in the daemon's syslog.
+ */
+static int fmd_preflight(void)
+{
+	struct drack_nl *nl = drack_nl_open();
+	struct fmd_pool_dump d;
+	size_t i, managed = 0, busy = 0;
+
+	if (!nl)
+		return 0;
+	if (!fmd_pool_dump(nl, &d)) {
+		for (i = 0; i < d.n; i++) {
+			if (!fmd_conf_manages(&fmd_conf, d.pi[i].id))
+				continue;
+			managed++;
+			if (!d.pi[i].fm_pid)
+				continue;
+			busy++;
+			fmd_err("pool %u is already managed by another drack-fmd (pid %u)",
+				d.pi[i].id, d.pi[i].fm_pid);
+		}
+		free(d.pi);
+	}
+	drack_nl_close(nl);
+	return managed && busy == managed ? -1 : 0;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: drack-fmd [OPTIONS]\n"
-		"The drack fabric manager: grants pool Sections to hosts.\n\n"
-		"  -f, --foreground  stay in the foreground, log to stderr (default)\n"
-		"  -d, --daemon      detach and log to syslog\n"
-		"  -q, --quota N     at most N Sections per host and pool\n"
-		"                    (default: max(2, data Sections / hosts up))\n"
-		"  -v, --verbose     log grants, hosts and pools\n"
-		"  -h, --help        this text\n"
-		"      --version     print the version\n");
+		"The drack fabric manager: grants pool Sections to hosts, takes back\n"
+		"unused ones, fences hosts that stopped.\n\n"
+		"  -c, --config FILE   configuration file (default " FMD_CONF_DEFAULT ",\n"
+		"                      which may be absent)\n"
+		"  -f, --foreground    stay in the foreground, log to stderr (default)\n"
+		"  -d, --daemon        detach and log to syslog\n"
+		"  -q, --quota N       at most N Sections per host and pool (quota = N)\n"
+		"                      (default: max(2, data Sections / hosts up))\n"
+		"      --format        format idle pools when taking them on (format = yes)\n"
+		"  -o, --set KEY=VALUE set a configuration key, over the file\n"
+		"  -t, --test-config   check the configuration, print it, exit\n"
+		"  -v, --verbose       log grants, hosts and pools (log-level = debug)\n"
+		"  -h, --help          this text\n"
+		"      --version       print the version\n"
+		"Signals: SIGHUP reloads the configuration, SIGTERM/SIGINT exit.\n");
 }
 
-static int fmd_parse_quota(const char *s)
+/* Remember "@key=@value" (@key NULL: @value is "KEY=VALUE") for the loads. */
+static int fmd_add_override(struct fmd *f, const char *key, const char *value)
 {
-	char *end;
-	unsigned long v;
+	size_t len = (key ? strlen(key) + 1 : 0) + strlen(value) + 1;
+	char **o, *s;
 
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || !v || v > UINT32_MAX ||
-	    s[0] == '-') {
-		fprintf(stderr, "drack-fmd: invalid quota '%s'\n", s);
+	o = realloc(f->overrides, (f->noverrides + 1) * sizeof(*o));
+	if (!o)
 		return -1;
-	}
-	fmd_quota = (uint32_t)v;
+	f->overrides = o;
+	s = malloc(len);
+	if (!s)
+		return -1;
+	if (key)
+		snprintf(s, len, "%s=%s", key, value);
+	else
+		snprintf(s, len, "%s", value);
+	f->overrides[f->noverrides++] = s;
 	return 0;
+}
+
+/* One pass of signalfd: false once asked to exit. */
+static bool fmd_signals(struct fmd *f, int sfd)
+{
+	struct signalfd_siginfo si;
+	bool running = true;
+
+	while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			fmd_reload(f);
+			continue;
+		}
+		fmd_info("signal %u, exiting", si.ssi_signo);
+		running = false;
+	}
+	return running;
 }
 
 int main(int argc, char **argv)
 {
+	enum { OPT_VERSION = 256, OPT_FORMAT };
 	static const struct option opts[] = {
+		{ "config",	required_argument,	NULL, 'c' },
 		{ "foreground",	no_argument,		NULL, 'f' },
 		{ "daemon",	no_argument,		NULL, 'd' },
 		{ "quota",	required_argument,	NULL, 'q' },
+		{ "format",	no_argument,		NULL, OPT_FORMAT },
+		{ "set",	required_argument,	NULL, 'o' },
+		{ "test-config", no_argument,		NULL, 't' },
 		{ "verbose",	no_argument,		NULL, 'v' },
 		{ "help",	no_argument,		NULL, 'h' },
-		{ "version",	no_argument,		NULL, 'V' },
+		{ "version",	no_argument,		NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fmd f = { 0 };
-	bool daemonize = false, running = true;
-	uint64_t next = 0;
+	char err[FMD_CONF_ERR_MAX], desc[1024];
+	static char conf_path[PATH_MAX];
+	struct fmd f = { .conf_path = FMD_CONF_DEFAULT, .check_pools = true };
+	bool daemonize = false, test_only = false, running = true;
 	sigset_t mask;
-	int c, sfd;
+	int c, sfd, ret, rc = 0;
+	size_t i;
 
-	while ((c = getopt_long(argc, argv, "fdq:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:fdq:o:tvh", opts, NULL)) != -1) {
 		switch (c) {
+		case 'c':
+			f.conf_path = optarg;
+			f.conf_must_exist = true;
+			break;
 		case 'f':
 			daemonize = false;
 			break;
@@ -284,21 +483,34 @@ int main(int argc, char **argv)
 			daemonize = true;
 			break;
 		case 'q':
-			if (fmd_parse_quota(optarg))
-				return 2;
+			ret = fmd_add_override(&f, "quota", optarg);
+			break;
+		case OPT_FORMAT:
+			ret = fmd_add_override(&f, "format", "yes");
+			break;
+		case 'o':
+			ret = fmd_add_override(&f, NULL, optarg);
+			break;
+		case 't':
+			test_only = true;
 			break;
 		case 'v':
-			fmd_verbose = true;
+			ret = fmd_add_override(&f, "log-level", "debug");
 			break;
 		case 'h':
 			usage(stdout);
 			return 0;
-		case 'V':
+		case OPT_VERSION:
 			printf("drack-fmd %s\n", FMD_VERSION);
 			return 0;
 		default:
 			usage(stderr);
 			return 2;
+		}
+		if ((c == 'q' || c == 'o' || c == 'v' || c == OPT_FORMAT) &&
+		    ret) {
+			fprintf(stderr, "drack-fmd: out of memory\n");
+			return 1;
 		}
 	}
 	if (optind < argc) {
@@ -306,7 +518,30 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	/* daemon() changes to /: keep reading the same file on SIGHUP */
+	if (f.conf_must_exist && f.conf_path[0] != '/') {
+		if (!realpath(f.conf_path, conf_path)) {
+			fmd_err("%s: %s", f.conf_path, strerror(errno));
+			return 2;
+		}
+		f.conf_path = conf_path;
+	}
+	ret = fmd_load_conf(&f, &fmd_conf, err, sizeof(err));
+	if (ret < 0) {
+		fmd_err("%s", err);
+		return 2;
+	}
+	fmd_log_level = fmd_conf.log_level;
+	fmd_conf_describe(&fmd_conf, desc, sizeof(desc));
+	if (test_only) {
+		printf("%s: %s\n", ret == 1 ? "defaults (no file)" : f.conf_path,
+		       desc);
+		return 0;
+	}
+
 	if (daemonize) {
+		if (fmd_preflight())
+			return 1;
 		if (daemon(0, 0)) {
 			perror("drack-fmd: daemon");
 			return 1;
@@ -317,56 +552,85 @@ int main(int argc, char **argv)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
 	sfd = -1;
 	if (!sigprocmask(SIG_BLOCK, &mask, NULL))
-		sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+		sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0) {
 		fmd_err("signalfd: %s", strerror(errno));
 		return 1;
 	}
 
-	if (fmd_quota)
+	if (fmd_conf.quota)
 		fmd_info("drack-fmd %s starting, quota %u Sections per host",
-			 FMD_VERSION, fmd_quota);
+			 FMD_VERSION, fmd_conf.quota);
 	else
 		fmd_info("drack-fmd %s starting, automatic quota", FMD_VERSION);
+	if (ret == 1)
+		fmd_info("configuration: defaults (%s absent): %s",
+			 f.conf_path, desc);
+	else
+		fmd_info("configuration: %s: %s", f.conf_path, desc);
 
 	while (running) {
 		struct pollfd pfd[2] = {
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = -1, .events = POLLIN },
 		};
-		uint64_t now = fmd_now_ms();
+		uint64_t now = fmd_now_ms(), wake, period;
 		int timeout;
 
-		if (now >= next) {
+		if (now >= f.next_poll) {
 			if (f.nl || fmd_connect(&f))
 				fmd_poll(&f);
+			if (f.fatal) {
+				rc = 1;
+				break;
+			}
 			now = fmd_now_ms();
-			next = now + (f.nl ? FMD_POLL_MS : FMD_RETRY_MS);
+			period = fmd_conf.poll_interval_ms;
+			if (!f.nl)
+				period = FMD_RETRY_MS;
+			else if (f.reclaim_pending &&
+				 period > FMD_RECLAIM_RETRY_MS)
+				period = FMD_RECLAIM_RETRY_MS;
+			f.next_poll = now + period;
 		}
+		if (!f.nl || !fmd_conf.reclaim_interval_ms) {
+			f.next_reclaim = 0;
+		} else if (!f.next_reclaim) {
+			f.next_reclaim = now + fmd_conf.reclaim_interval_ms;
+		} else if (now >= f.next_reclaim) {
+			fmd_reclaim(&f);
+			now = fmd_now_ms();
+			f.next_reclaim = now + fmd_conf.reclaim_interval_ms;
+		}
+
+		wake = f.next_poll;
+		if (f.next_reclaim && f.next_reclaim < wake)
+			wake = f.next_reclaim;
+		timeout = wake > now ? (int)(wake - now) : 0;
 		if (f.ev)
 			pfd[1].fd = drack_events_fd(f.ev);
-		timeout = (int)(next - now);
 
 		if (poll(pfd, 2, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			fmd_err("poll: %s", strerror(errno));
+			rc = 1;
 			break;
 		}
-		if (pfd[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			if (read(sfd, &si, sizeof(si)) == sizeof(si))
-				fmd_dbg("signal %u, exiting", si.ssi_signo);
-			running = false;
-		} else if (f.ev && (pfd[1].revents & (POLLIN | POLLERR))) {
+		if (pfd[0].revents & POLLIN)
+			running = fmd_signals(&f, sfd);
+		if (running && f.ev &&
+		    (pfd[1].revents & (POLLIN | POLLERR)))
 			fmd_read_events(&f);
-		}
 	}
 
-	fmd_disconnect(&f);
+	fmd_shutdown(&f);
 	close(sfd);
-	return running ? 1 : 0;
+	for (i = 0; i < f.noverrides; i++)
+		free(f.overrides[i]);
+	free(f.overrides);
+	return rc;
 }

@@ -85,6 +85,11 @@ int get_u32(uint32_t *val, const char *arg)
 	return 0;
 }
 
+int get_host_id(uint32_t *val, const char *arg)
+{
+	return get_u32(val, arg) || *val >= DRACK_MAX_HOSTS ? -1 : 0;
+}
+
 int get_class(uint32_t *buf_class, const char *arg)
 {
 	if (!strcmp(arg, "2k") || !strcmp(arg, "2K") || !strcmp(arg, "2048"))
@@ -170,6 +175,13 @@ int ctl_rtnl_err(int err, const char *extack)
 	else
 		fprintf(stderr, "RTNETLINK answers: %s\n", strerror(-err));
 	return CTL_EKERNEL;
+}
+
+int ctl_fm_err(int err, const char *extack, uint32_t pool)
+{
+	if (err == -ENOENT && !(extack && *extack))
+		return ctl_pool_err(err, pool);
+	return ctl_err(err, extack, NULL);
 }
 
 struct ctl_ids {

@@ -6,7 +6,7 @@
 #include <time.h>
 #include "fmd.h"
 
-bool fmd_verbose;
+enum fmd_level fmd_log_level = FMD_INFO;
 static bool fmd_use_syslog;
 
 void fmd_log_syslog(void)
@@ -23,7 +23,7 @@ void fmd_log(enum fmd_level level, const char *fmt, ...)
 	};
 	va_list ap;
 
-	if (level == FMD_DEBUG && !fmd_verbose)
+	if (level > fmd_log_level)
 		return;
 	va_start(ap, fmt);
 	if (fmd_use_syslog) {

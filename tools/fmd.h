@@ -1,20 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* drack-fmd internals: logging, pool snapshots, the grant policy. */
+/*
+ * drack-fmd internals: logging, configuration, pool snapshots, the grant
+ * policy, Section reclaim and host health.
+ */
 #ifndef _DRACK_FMD_H
 #define _DRACK_FMD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <drack/drack.h>
 #include "uapi/drack.h"
 
-#define FMD_VERSION	"0.1"
+#define FMD_VERSION	"0.2"
 #define FMD_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* ---- fmd-log.c ---- */
 enum fmd_level { FMD_ERR, FMD_WARN, FMD_INFO, FMD_DEBUG };
 
-extern bool fmd_verbose;
+extern enum fmd_level fmd_log_level;	/* from the configuration */
 
 void fmd_log_syslog(void);	/* after daemonizing */
 void fmd_log(enum fmd_level level, const char *fmt, ...)
@@ -22,54 +26,163 @@ void fmd_log(enum fmd_level level, const char *fmt, ...)
 #define fmd_err(...)	fmd_log(FMD_ERR, __VA_ARGS__)
 #define fmd_warn(...)	fmd_log(FMD_WARN, __VA_ARGS__)
 #define fmd_info(...)	fmd_log(FMD_INFO, __VA_ARGS__)
-/* only with -v */
+/* only with log-level = debug (-v) */
 #define fmd_dbg(...)	fmd_log(FMD_DEBUG, __VA_ARGS__)
 
 uint64_t fmd_now_ms(void);	/* CLOCK_MONOTONIC */
 
+/* ---- fmd-conf.c: /etc/drack/fmd.conf and the command line ---- */
+#define FMD_CONF_DEFAULT	"/etc/drack/fmd.conf"
+#define FMD_CONF_MAX_POOLS	64
+#define FMD_CONF_ERR_MAX	512
+
+struct fmd_conf {
+	uint32_t quota;			/* Sections per host and pool, 0: auto */
+	uint32_t reclaim_interval_ms;	/* revoke pass period, 0: never */
+	uint32_t reclaim_slack;		/* Sections' worth of Buffers left free */
+	uint32_t min_sections;		/* per host and class, kept */
+	uint32_t dead_timeout_ms;	/* heartbeat silence to fence, 0: never */
+	uint32_t poll_interval_ms;	/* pools and hosts re-read */
+	bool format;			/* format idle pools when taking them on */
+	uint32_t max_hosts;		/* for format, 0: keep the pool's */
+	uint32_t regions;		/* for format, 0: keep the pool's */
+	uint32_t npools;		/* 0: every pool */
+	uint32_t pools[FMD_CONF_MAX_POOLS];
+	enum fmd_level log_level;
+};
+
+/* The configuration in force. */
+extern struct fmd_conf fmd_conf;
+
+void fmd_conf_defaults(struct fmd_conf *c);
+/*
+ * Set @key to @value in @c: 0, or -1 with a message ("unknown key ...",
+ * "invalid value ...") in @err.
+ */
+int fmd_conf_set(struct fmd_conf *c, const char *key, const char *value,
+		 char *err, size_t errlen);
+/*
+ * Defaults, then the file @path (missing: fine unless @must_exist), then
+ * @overrides ("key=value", from the command line, which wins). 0 if the
+ * file was read, 1 if it is missing, or -1 with "FILE:LINE: ..." in
+ * @err; @c is only written on success.
+ */
+int fmd_conf_load(struct fmd_conf *c, const char *path, bool must_exist,
+		  char *const *overrides, size_t noverrides,
+		  char *err, size_t errlen);
+bool fmd_conf_manages(const struct fmd_conf *c, uint32_t pool);
+/* One line describing @c, for the log. */
+void fmd_conf_describe(const struct fmd_conf *c, char *buf, size_t len);
+
 /* ---- fmd-view.c: one consistent-enough snapshot of a pool ---- */
+#define FMD_MAX_REGIONS		64
+
 struct fmd_view {
 	struct drack_pool_info pool;
 	struct drack_host_info host[DRACK_MAX_HOSTS];
 	bool present[DRACK_MAX_HOSTS];		/* slot in use */
 	uint32_t owned[DRACK_MAX_HOSTS];	/* from the Section table */
+	uint32_t owned_cls[DRACK_MAX_HOSTS][DRACK_NR_CLASSES];
 	uint32_t up_hosts;
+	uint32_t hosts;				/* slots in use */
+	uint32_t regions;			/* >= 1, <= FMD_MAX_REGIONS */
+	struct drack_section_info *sec;		/* by id, section_count */
 	uint32_t *free;				/* free data Sections, ascending */
 	uint32_t nfree;
 };
 
 int fmd_view_load(struct drack_nl *nl, uint32_t pool, struct fmd_view *v);
 void fmd_view_free(struct fmd_view *v);
+/* Region of Section @id, always < v->regions. */
+uint32_t fmd_view_region(const struct fmd_view *v, uint32_t id);
 
-/* ---- fmd-policy.c ---- */
+/* ---- what the daemon remembers about pools and hosts ---- */
 #define FMD_REFUSAL_LOG_MS	60000	/* one refusal line per host per minute */
 #define FMD_SETTLE_MS		300	/* a request this soon after a grant is stale */
+#define FMD_REVOKE_SETTLE_MS	3000	/* no revoke this soon after a grant */
+#define FMD_RECLAIM_RETRY_MS	200	/* poll period while a reclaim waits */
+#define FMD_RECLAIM_WARN_MS	10000	/* a reclaim held up this long is logged */
 
-/* What the daemon remembers about a host between decisions. */
 struct fmd_host_mem {
+	uint32_t state;
+	uint32_t generation;		/* of the slot's current join */
+	bool generation_known;		/* generation read from a dump */
 	uint64_t last_refusal_log;
 	uint64_t last_grant[DRACK_NR_CLASSES];
-	uint32_t state;
+	/* fmd-health.c */
+	uint64_t heartbeat;		/* last value seen */
+	uint64_t hb_when;		/* when it last changed; 0: not watched */
+	uint64_t dead_since;		/* fenced or found DEAD; 0: not dead */
+	uint32_t dead_sections;		/* owned when fenced */
+	bool reclaim_busy_logged;
+	bool error_logged;		/* fence or reclaim error, once */
+	/* fmd-reclaim.c: our revoke in flight per class, Section id + 1 */
+	uint32_t revoking[DRACK_NR_CLASSES];
 };
 
 struct fmd_pool {
 	uint32_t id;
 	bool seen;				/* in the latest pool dump */
+	bool registered;			/* we are its fabric manager */
+	bool busy_logged;			/* another FM has it: said so */
+	int reg_err;				/* last registration error */
+	uint32_t fm_pid;			/* the pool's FM pid and epoch */
+	uint64_t fm_epoch;			/* when we took it on, 0: unknown */
 	uint64_t last_exhausted_log;
+	uint64_t last_revoke_err_log;
+	/* order of this daemon's grants, by Section id; 0: not ours */
+	uint64_t *grant_seq;
+	uint32_t grant_nsec;
+	uint64_t next_seq;
 	struct fmd_host_mem host[DRACK_MAX_HOSTS];
 };
 
-extern uint32_t fmd_quota;		/* 0: automatic */
+void fmd_pool_release(struct fmd_pool *fp);	/* frees grant_seq */
+/* Remember that this daemon just granted Section @id. */
+void fmd_pool_note_grant(struct fmd_pool *fp, uint32_t nsec, uint32_t id);
+/* Section @id went back to the pool. */
+void fmd_pool_note_free(struct fmd_pool *fp, uint32_t id);
 
+/* ---- fmd-pool.c: registration, taking a pool on ---- */
+/*
+ * FM_REGISTER for @fp; on success take the pool on: format it if so
+ * configured and idle, log what it holds. Returns 0 or -errno (-EBUSY:
+ * another fabric manager has it, logged once).
+ */
+int fmd_pool_register(struct drack_nl *nl, struct fmd_pool *fp,
+		      const struct drack_pool_info *pi);
+void fmd_pool_unregister(struct drack_nl *nl, struct fmd_pool *fp);
+/* The pool dump says someone else (or no one) is @fp's FM now. */
+bool fmd_pool_lost(const struct fmd_pool *fp, const struct drack_pool_info *pi);
+
+/* ---- fmd-policy.c ---- */
 uint32_t fmd_host_quota(const struct fmd_view *v);
 /*
- * Placement: choose up to @want of @v's free Sections for @host, @cls.
- * Returns how many ids went to @out.
+ * Placement: choose up to @want of @v's free Sections for @host, @cls,
+ * spreading the host's Sections across the pool's Regions. Returns how
+ * many ids went to @out.
  */
 uint32_t fmd_place(const struct fmd_view *v, uint32_t host, uint32_t cls,
 		   uint32_t want, uint32_t *out);
 /* A SECTION_REQUEST (event): grant within quota. */
 void fmd_handle_request(struct drack_nl *nl, struct fmd_pool *fp,
 			uint32_t host, uint32_t cls, uint32_t count);
+
+/* ---- fmd-reclaim.c: taking back Sections hosts do not need ---- */
+/* One pass over @fp: revoke at most one Section per host and class. */
+void fmd_reclaim_pass(struct drack_nl *nl, struct fmd_pool *fp);
+/* SECTION_NOTIFY: @section now belongs to @owner. */
+void fmd_reclaim_section_event(struct fmd_pool *fp, uint32_t section,
+			       uint32_t owner);
+
+/* ---- fmd-health.c: host states, heartbeats, fencing ---- */
+/* A host's state as an event or a dump reports it. */
+void fmd_host_state(struct fmd_pool *fp, uint32_t host, uint32_t state);
+/*
+ * Once per poll of a registered pool: re-read the hosts, fence those
+ * whose heartbeat stopped, reclaim fenced ones. Returns true while a
+ * reclaim is waiting for live hosts (poll sooner).
+ */
+bool fmd_health_poll(struct drack_nl *nl, struct fmd_pool *fp);
 
 #endif /* _DRACK_FMD_H */

@@ -72,8 +72,10 @@ struct drack_superblock {
 	__le64 section_table_off;
 	__le64 host_area_off;
 	__le64 host_area_size;		/* bytes per host */
-	__le64 fm_epoch;		/* reserved for the fabric manager */
-	__le64 reserved[6];
+	__le64 fm_epoch;		/* bumped by every registering FM */
+	__le32 regions;			/* memory devices interleaved, >= 1 */
+	__le32 reserved0;
+	__le64 reserved[5];
 };
 
 /* One per host id, DRACK_CACHELINE bytes. Written by that host. */
@@ -85,12 +87,16 @@ struct drack_host_entry {
 	__le32 sections_wanted[DRACK_NR_CLASSES]; /* 1: request pending */
 	__le16 notify;			/* backend doorbell id */
 	__u8 mac[6];
-	__u8 reserved[28];
+	__le32 buffers_free[DRACK_NR_CLASSES]; /* published with heartbeat */
+	__le32 reserved0;
+	__le64 released;		/* bit p: holds nothing of DEAD host p */
+	__u8 reserved[8];
 };
 
 /*
  * One per Section, 16 bytes. Granted by the fabric manager; a host that
- * leaves writes its Sections back to DRACK_SECTION_FREE.
+ * leaves, or gives back a revoked Section, writes it back to
+ * DRACK_SECTION_FREE; the FM frees the Sections of a host it fenced.
  */
 struct drack_section_entry {
 	__le16 owner;			/* host id or DRACK_SECTION_* */
@@ -99,6 +105,8 @@ struct drack_section_entry {
 	__le32 generation;		/* bumped at every grant */
 	__le64 reserved;
 };
+
+#define DRACK_SECTION_F_REVOKE	(1U << 0)	/* FM wants it back */
 
 /*
  * Single-producer single-consumer ring. Indexes run freely and are masked
@@ -244,6 +252,18 @@ static inline __u64 drack_section_entry_off(const struct drack_geometry *g,
 	       (__u64)section * sizeof(struct drack_section_entry);
 }
 
+/*
+ * Memory device (Region) a Section lives on: the pool is @regions equal
+ * stretches, one per device it interleaves.
+ */
+static inline __u32 drack_section_region(const struct drack_geometry *g,
+					 __u32 regions, __u32 section)
+{
+	if (!regions || section >= g->section_count)
+		return 0;
+	return (__u32)(((__u64)section * regions) / g->section_count);
+}
+
 /* MAC address of a host: 02:44:52 ("DR", locally administered), pool, id. */
 static inline void drack_host_mac(__u8 mac[6], __u32 pool_id, __u32 host)
 {
@@ -282,7 +302,17 @@ enum drack_cmd {
 	DRACK_CMD_SECTION_GET,		/* dump of one pool's Section table */
 	DRACK_CMD_SECTION_GRANT,	/* FM: give a free Section to a host */
 	DRACK_CMD_SECTION_REQUEST,	/* event: a host wants Sections */
-	DRACK_CMD_HOST_NOTIFY,		/* event: a host joined or left */
+	DRACK_CMD_HOST_NOTIFY,		/* event: a host's state changed */
+	DRACK_CMD_SECTION_REVOKE,	/* FM: ask the owner to give it back */
+	DRACK_CMD_HOST_FENCE,		/* FM: declare a host dead */
+	DRACK_CMD_HOST_RECLAIM,		/* FM: free a fenced host's Sections */
+	DRACK_CMD_FM_REGISTER,		/* become the pool's fabric manager */
+	DRACK_CMD_FM_UNREGISTER,
+	DRACK_CMD_POOL_FORMAT,		/* FM: wipe and format an idle pool */
+	DRACK_CMD_PEER_GET,		/* dump: peers seen by local hosts */
+	DRACK_CMD_CLASS_GET,		/* dump: Buffer classes of local hosts */
+	DRACK_CMD_STATS_GET,		/* dump: counters of local hosts */
+	DRACK_CMD_SECTION_NOTIFY,	/* event: a Section changed owner */
 	__DRACK_CMD_MAX,
 };
 #define DRACK_CMD_MAX (__DRACK_CMD_MAX - 1)
@@ -310,8 +340,69 @@ enum drack_attr {
 	DRACK_A_SECTION_GENERATION,	/* u32 */
 	DRACK_A_CLASS,			/* u32, enum drack_buf_class */
 	DRACK_A_COUNT,			/* u32: Sections wanted */
+	DRACK_A_POOL_REGIONS,		/* u32, memory devices interleaved */
+	DRACK_A_POOL_FM_PID,		/* u32, registered FM, 0: none */
+	DRACK_A_POOL_FM_EPOCH,		/* u64 */
+	DRACK_A_SECTION_REGION,		/* u32 */
+	DRACK_A_SECTION_FLAGS,		/* u32, DRACK_SECTION_F_* */
+	DRACK_A_HOST_GENERATION,	/* u32 */
+	DRACK_A_HOST_FREE_2K,		/* u32, free Buffers it published */
+	DRACK_A_HOST_FREE_64K,		/* u32 */
+	DRACK_A_HOST_WANTED_2K,		/* u32, 1: Section request pending */
+	DRACK_A_HOST_WANTED_64K,	/* u32 */
+	DRACK_A_HOST_RELEASED,		/* u64, bit p: released DEAD host p */
+	DRACK_A_IFINDEX,		/* u32, a local drack netdev */
+	DRACK_A_IFNAME,			/* string */
+	DRACK_A_PEER_ID,		/* u32 */
+	DRACK_A_PEER_STATE,		/* u32, enum drack_host_state */
+	DRACK_A_PEER_REACHABLE,		/* u32, 1: frames go to it */
+	DRACK_A_PEER_TX_PACKETS,	/* u64 */
+	DRACK_A_PEER_TX_BYTES,		/* u64 */
+	DRACK_A_PEER_RX_PACKETS,	/* u64 */
+	DRACK_A_PEER_RX_BYTES,		/* u64 */
+	DRACK_A_PEER_RX_BAD,		/* u64 */
+	DRACK_A_CLASS_SECTIONS,		/* u32 */
+	DRACK_A_CLASS_TOTAL,		/* u32, Buffers */
+	DRACK_A_CLASS_FREE,		/* u32 */
+	DRACK_A_CLASS_INFLIGHT,		/* u32 */
+	DRACK_A_CLASS_REQUESTED,	/* u32, 1: asked the FM */
+	DRACK_A_CLASS_DRAINING,		/* u32, revoked Sections not yet home */
+	DRACK_A_STATS,			/* nest of u64, types enum drack_stat */
 	__DRACK_A_MAX,
 };
 #define DRACK_A_MAX (__DRACK_A_MAX - 1)
+
+/* Counters of one local host, nested in DRACK_A_STATS. */
+enum drack_stat {
+	DRACK_STAT_UNSPEC,
+	DRACK_STAT_TX_PACKETS,
+	DRACK_STAT_TX_BYTES,
+	DRACK_STAT_TX_REFS,
+	DRACK_STAT_TX_BCAST,
+	DRACK_STAT_TX_RING_FULL,
+	DRACK_STAT_TX_NO_BUFFER,
+	DRACK_STAT_TX_NO_PEER,
+	DRACK_STAT_TX_DROPPED,
+	DRACK_STAT_TX_DOORBELLS,
+	DRACK_STAT_TX_DOORBELLS_SUPPRESSED,
+	DRACK_STAT_RX_PACKETS,
+	DRACK_STAT_RX_BYTES,
+	DRACK_STAT_RX_REFS,
+	DRACK_STAT_RX_BAD_DESC,
+	DRACK_STAT_RX_BAD_RING,
+	DRACK_STAT_RX_ALLOC_FAIL,
+	DRACK_STAT_RX_DROPPED,
+	DRACK_STAT_RX_RET_OK,
+	DRACK_STAT_RX_RET_BAD,
+	DRACK_STAT_RX_RET_DOORBELLS,
+	DRACK_STAT_SECTION_REQUESTS,
+	DRACK_STAT_GRANTS,
+	DRACK_STAT_GRANT_BAD,
+	DRACK_STAT_REVOKES,		/* revoked Sections given back */
+	DRACK_STAT_PEERS_RELEASED,	/* dead peers let go of */
+	DRACK_STAT_FENCED,		/* times this host found itself fenced */
+	__DRACK_STAT_MAX,
+};
+#define DRACK_STAT_MAX (__DRACK_STAT_MAX - 1)
 
 #endif /* _UAPI_DRACK_H */

@@ -8,20 +8,28 @@
 #
 # link add with pool/host (bus info, MAC, sysfs host_id), plain ip link
 # add next to it, bad arguments refused with a message and nothing
-# changed, iproute2-style errors and help, -j output that parses and holds
-# the pool's geometry and tables, a grant of a metadata Section refused
-# with the kernel's extack text, a manual grant, sysfs counters equal to
-# ethtool's, buffer/peer show equal to ethtool, monitor events, link del.
+# changed, iproute2-style errors and help, usage errors of the fabric
+# manager commands, -j output that parses and holds the pool's geometry,
+# regions, fabric manager and tables, FM commands refused while drack-fmd
+# is the pool's fabric manager; with drack-fmd stopped: a grant of a
+# metadata Section refused with the kernel's extack text, a manual grant
+# and its revoke, fence/reclaim/revoke/format refused for the right
+# reasons; then sysfs counters equal to ethtool's, buffer/peer/link -s
+# show equal to ethtool, monitor events (Section grants and releases
+# too), link del.
 #
 # What breaks it: IFLA_INFO_DATA not sent or ignored (host id, bus info),
 # extack lost (messages), a failed command that still creates a link or
 # exits 0, broken JSON, sysfs attributes missing or reading the wrong
-# counters, monitor not subscribed or not stopping on SIGINT.
+# counters, the genl dumps (peer, class, stats) disagreeing with ethtool,
+# FM registration not enforced or not ending with drack-fmd, a revoked
+# Section not coming back, monitor not subscribed or not stopping on
+# SIGINT.
 . "$(dirname "$0")/lib.sh"
 
 DRACKCTL=${DRACKCTL:-$DRACK_TOP/tools/drackctl}
 
-ktap_plan 21
+ktap_plan 28
 
 # fails_with RC REGEX CMD...: CMD exits with status RC and its stderr
 # matches REGEX
@@ -132,7 +140,8 @@ ktap_check unknown_object_command unknown_object_command
 
 help() {
 	local obj out bad=0
-	for obj in "" pool host peer section buffer link monitor; do
+	for obj in "" pool host peer section buffer link monitor \
+		"pool format" "host fence" "host reclaim" "section revoke"; do
 		out=$("$DRACKCTL" $obj help 2>&1) || { echo "drackctl $obj help: exit status $?"; bad=1; continue; }
 		[[ $out =~ Usage:\ drackctl.*${obj} ]] || { echo "drackctl $obj help: $out"; bad=1; }
 	done
@@ -142,20 +151,55 @@ help() {
 }
 ktap_check help help
 
+# The fabric manager commands' usage errors: status 1, a message, nothing
+# asked of the kernel (so nothing changed).
+fm_args() {
+	local before after bad=0
+	before=$(world)
+	fails_with 1 '"id" argument is required' "$DRACKCTL" section revoke || bad=1
+	fails_with 1 '"id" argument is required' "$DRACKCTL" section revoke pool 0 || bad=1
+	fails_with 1 'argument "x" is wrong: invalid Section id' "$DRACKCTL" section revoke id x || bad=1
+	fails_with 1 'argument "-1" is wrong' "$DRACKCTL" section revoke -1 || bad=1
+	fails_with 1 'Command line is not complete' "$DRACKCTL" section revoke 1 pool || bad=1
+	fails_with 1 '"id" argument is required' "$DRACKCTL" host fence || bad=1
+	fails_with 1 'argument "64" is wrong: host id is 0 to 63' "$DRACKCTL" host fence 64 || bad=1
+	fails_with 1 'argument "abc" is wrong: invalid pool id' "$DRACKCTL" host fence pool abc 3 || bad=1
+	fails_with 1 '"id" argument is required' "$DRACKCTL" host reclaim pool 0 || bad=1
+	fails_with 1 'duplicate "id"' "$DRACKCTL" host reclaim 3 4 || bad=1
+	fails_with 1 '"id" argument is required' "$DRACKCTL" pool format || bad=1
+	fails_with 1 'argument "1" is wrong: max-hosts is 2 to 64' "$DRACKCTL" pool format 0 max-hosts 1 || bad=1
+	fails_with 1 'argument "65" is wrong: max-hosts is 2 to 64' "$DRACKCTL" pool format 0 max-hosts 65 || bad=1
+	fails_with 1 'argument "0" is wrong: regions is 1 to 16' "$DRACKCTL" pool format 0 regions 0 || bad=1
+	fails_with 1 'argument "17" is wrong: regions is 1 to 16' "$DRACKCTL" pool format pool 0 regions 17 || bad=1
+	fails_with 1 'duplicate "regions"' "$DRACKCTL" pool format 0 regions 2 regions 2 || bad=1
+	fails_with 1 'Command line is not complete' "$DRACKCTL" pool format 0 max-hosts || bad=1
+	# the destructive commands are not abbreviated
+	fails_with 1 '^Command "fen" is unknown, try "drackctl host help"\.$' "$DRACKCTL" host fen 3 || bad=1
+	fails_with 1 '^Command "form" is unknown, try "drackctl pool help"\.$' "$DRACKCTL" pool form 0 || bad=1
+	fails_with 1 '^Command "rev" is unknown, try "drackctl section help"\.$' "$DRACKCTL" section rev 1 || bad=1
+	after=$(world)
+	[[ $before == "$after" ]] || { echo "refused commands changed something:"; diff <(echo "$before") <(echo "$after"); bad=1; }
+	return $bad
+}
+ktap_check fm_args fm_args
+
 json_pool() {
 	json_ok 'len(d) == 1 and d[0]["pool"] == 0 and d[0]["backend"] == "ram" and
 		d[0]["size"] == 64 << 20 and d[0]["section_size"] == 2 << 20 and
 		d[0]["section_count"] == 32 and d[0]["meta_sections"] == 1 and
-		d[0]["max_hosts"] == 8 and 0 < d[0]["free_sections"] < 31' "$DRACKCTL" -j pool show &&
+		d[0]["max_hosts"] == 8 and 0 < d[0]["free_sections"] < 31 and
+		d[0]["regions"] == 2 and d[0]["fm_pid"] > 0 and d[0]["fm_epoch"] >= 1' "$DRACKCTL" -j pool show &&
 	json_ok 'd[0]["section_count"] == 32' "$DRACKCTL" -p pool show 0 &&
 	"$DRACKCTL" -p pool show | python3 -m json.tool >/dev/null &&
-	"$DRACKCTL" pool | grep -q '^pool 0 backend ram size 64M .*sections 32 meta 1 '
+	"$DRACKCTL" pool | grep -q '^pool 0 backend ram size 64M .*sections 32 meta 1 .* regions 2 fm_pid [1-9][0-9]* fm_epoch [1-9]'
 }
 ktap_check json_pool json_pool
 
 json_host() {
 	json_ok '[h["host"] for h in d] == [0, 3] and all(h["state"] == "up" and
-		h["flags"] == ["running"] and h["sections"] >= 1 for h in d) and
+		h["flags"] == ["running"] and h["sections"] >= 1 and h["generation"] >= 1 and
+		h["free_2k"] + h["free_64k"] > 0 and h["released"] == [] and
+		set(h["wanted"]) <= {"2k", "64k"} for h in d) and
 		d[1]["mac"] == "02:44:52:00:00:03" and "ifname" not in d[1]' "$DRACKCTL" -j host show &&
 	json_ok '[h.get("ifname") for h in d] == [None, "rack0"]' "$DRACKCTL" -n h0 -j host show pool 0
 }
@@ -178,6 +222,9 @@ if [s["state"] for s in sec[:p["meta_sections"]]] != ["meta"]:
 free = sum(s["state"] == "free" for s in sec)
 if free != p["free_sections"]:
     bad.append("%d free Sections, the pool says %d" % (free, p["free_sections"]))
+for s in sec:
+    if s["region"] != s["section"] * p["regions"] // p["section_count"] or s["flags"] != []:
+        bad.append("Section %d: region %d (of %d), flags %s" % (s["section"], s["region"], p["regions"], s["flags"]))
 for h in hosts:
     own = [s for s in sec if s.get("owner") == h["host"]]
     if len(own) != h["sections"] or any(s["class"] not in ("2k", "64k") for s in own):
@@ -197,6 +244,38 @@ json_link() {
 }
 ktap_check json_link json_link
 
+pool_field() { "$DRACKCTL" -j pool show 0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][sys.argv[1]])' "$1"; }
+
+# While drack-fmd is the pool's fabric manager, every FM command from
+# another socket is refused, whatever it would do. The targets are
+# harmless should the refusal be missing: the metadata Section, a free
+# host slot, a pool in use.
+fm_managed() {
+	local before after pid bad=0
+	pid=$(pool_field fm_pid) || return 1
+	echo "fm_pid $pid, fm_epoch $(pool_field fm_epoch)"
+	((pid > 0)) || { echo "drack-fmd is not the pool's fabric manager"; return 1; }
+	before=$(world; "$DRACKCTL" -j section show)
+	fails_with 2 '^Error: pool is managed by the fabric manager\.$' "$DRACKCTL" section grant host 3 section 0 class 2k || bad=1
+	fails_with 2 '^Error: pool is managed by the fabric manager\.$' "$DRACKCTL" section revoke 0 || bad=1
+	fails_with 2 '^Error: pool is managed by the fabric manager\.$' "$DRACKCTL" host fence 7 || bad=1
+	fails_with 2 '^Error: pool is managed by the fabric manager\.$' "$DRACKCTL" host reclaim 7 || bad=1
+	fails_with 2 '^Error: pool is managed by the fabric manager\.$' "$DRACKCTL" pool format 0 || bad=1
+	after=$(world; "$DRACKCTL" -j section show)
+	[[ $before == "$after" ]] || { echo "refused commands changed something:"; diff <(echo "$before") <(echo "$after"); bad=1; }
+	return $bad
+}
+ktap_check fm_managed fm_managed
+
+# The registration ends with drack-fmd's socket: the pool is nobody's.
+fmd_stop() {
+	kill_pid "$DRACK_FMD_PID"
+	DRACK_FMD_PID=
+	cp /tmp/fmd.log "$DRACK_LOGDIR/fmd-first.log" 2>/dev/null
+	wait_for 5 eval '[[ $(pool_field fm_pid) == 0 ]]' || { echo "fm_pid $(pool_field fm_pid) after drack-fmd exited"; return 1; }
+}
+ktap_check fmd_stop fmd_stop
+
 grant_metadata_refused() {
 	local before
 	before=$("$DRACKCTL" -j section show) || return 1
@@ -206,9 +285,11 @@ grant_metadata_refused() {
 ktap_check grant_metadata_refused grant_metadata_refused
 
 # A manual grant reaches the host; the same Section twice is refused.
+GRANTED=
 grant_ok() {
 	local s n
 	s=$("$DRACKCTL" -j section show free | python3 -c 'import json, sys; print(json.load(sys.stdin)[-1]["section"])') || return 1
+	GRANTED=$s
 	n=$(sysfs h0 buf64k_sections)
 	echo "granting Section $s to host 3 (buf64k_sections $n)"
 	"$DRACKCTL" section grant host 3 section "$s" class 64k || return 1
@@ -218,6 +299,55 @@ grant_ok() {
 	fails_with 2 '^Error: Section is not free\.$' "$DRACKCTL" section grant pool 0 host 0 section "$s" class 2k
 }
 ktap_check grant_ok grant_ok
+
+# section_field ID KEY: KEY of Section ID in JSON (None if absent)
+section_field() {
+	"$DRACKCTL" -j section show id "$1" | python3 -c 'import json, sys; print(json.load(sys.stdin)[0].get(sys.argv[1]))' "$2"
+}
+
+# The Section granted above goes back when revoked: owner free, a new
+# generation, one 64k Section less on host 3, its revokes counter up.
+revoke_ok() {
+	local s=$GRANTED n gen
+	[[ -n $s && $(section_field "$s" owner) == 3 ]] || { echo "no Section granted to host 3 by grant_ok"; return 1; }
+	n=$(sysfs h0 buf64k_sections)
+	gen=$(section_field "$s" generation)
+	echo "revoking Section $s (generation $gen) of host 3 (buf64k_sections $n)"
+	"$DRACKCTL" section revoke pool 0 id "$s" || return 1
+	wait_for 5 eval "[[ \$(section_field $s state) == free ]]" || { "$DRACKCTL" section show id "$s"; return 1; }
+	"$DRACKCTL" section show id "$s"
+	[[ $(section_field "$s" generation) -gt $gen && $(section_field "$s" flags) == "[]" ]] ||
+		{ echo "expected a generation above $gen and no flags"; return 1; }
+	wait_for 5 eval "[[ \$(sysfs h0 buf64k_sections) == $((n - 1)) ]]" ||
+		{ echo "buf64k_sections $(sysfs h0 buf64k_sections), expected $((n - 1))"; return 1; }
+	json_ok 'd[0]["stats"]["revokes"] >= 1' "$DRACKCTL" -n h0 -j -s link show || return 1
+	fails_with 2 '^Error: [Ss]ection is not granted\.$' "$DRACKCTL" section revoke "$s"
+}
+ktap_check revoke_ok revoke_ok
+
+# Without a fabric manager the kernel says what is wrong; nothing changes.
+fm_refusals() {
+	local before after bad=0
+	before=$(world; "$DRACKCTL" -j section show)
+	fails_with 2 '^Error: [Ss]ection is not granted\.$' "$DRACKCTL" section revoke 0 || bad=1
+	fails_with 2 '^Error: [Ss]ection id out of range\.$' "$DRACKCTL" section revoke 32 || bad=1
+	fails_with 2 '^Error: host slot is free\.$' "$DRACKCTL" host fence 7 || bad=1
+	fails_with 2 '^Error: host id out of range for this pool\.$' "$DRACKCTL" host fence 9 || bad=1
+	fails_with 2 '^Error: host is not fenced\.$' "$DRACKCTL" host reclaim 3 || bad=1
+	fails_with 2 '^Error: (unknown pool|pool 7 does not exist)\.$' "$DRACKCTL" host fence pool 7 id 3 || bad=1
+	fails_with 2 '^Error: pool is in use: every host must leave first\.$' "$DRACKCTL" pool format 0 max-hosts 4 || bad=1
+	after=$(world; "$DRACKCTL" -j section show)
+	[[ $before == "$after" ]] || { echo "refused commands changed something:"; diff <(echo "$before") <(echo "$after"); bad=1; }
+	return $bad
+}
+ktap_check fm_refusals fm_refusals
+
+fmd_restart() {
+	drack_start_fmd || return 1
+	wait_for 5 eval '[[ $(pool_field fm_pid) != 0 ]]' || { echo "drack-fmd did not register again"; cat /tmp/fmd.log; return 1; }
+	echo "fm_pid $(pool_field fm_pid), fm_epoch $(pool_field fm_epoch)"
+}
+ktap_check fmd_restart fmd_restart
 
 # sysfs_read NS: every attribute of NS's rack0 into SYS[name]; the glob is
 # expanded in NS, whose /sys ip netns exec mounts
@@ -295,10 +425,15 @@ for c in d[0]["classes"]:
         e = eth["buf%s_%s" % (c["class"], k)]
         if c[k] != e:
             bad.append("class %s %s: %d, ethtool %d" % (c["class"], k, c[k], e))
+    if c["requested"] not in (True, False) or c["draining"] != 0:
+        bad.append("class %s: requested %s, draining %s" % (c["class"], c["requested"], c["draining"]))
+# ethtool -S says ret_* for the stats dump's rx_ret_*
 for k, v in d[0]["stats"].items():
-    if eth[k] != v:
-        bad.append("%s: %d, ethtool %d" % (k, v, eth[k]))
-if [c["class"] for c in d[0]["classes"]] != ["2k", "64k"] or "grants" not in d[0]["stats"]:
+    e = k[3:] if k.startswith("rx_ret_") else k
+    if e in eth and eth[e] != v:
+        bad.append("%s: %d, ethtool %s %d" % (k, v, e, eth[e]))
+if [c["class"] for c in d[0]["classes"]] != ["2k", "64k"] or \
+        not {"grants", "rx_ret_ok", "revokes"} <= set(d[0]["stats"]):
     bad.append("classes or stats missing: %s" % d)
 print("\n".join(bad) or json.dumps(d))
 sys.exit(1 if bad else 0)
@@ -334,6 +469,36 @@ EOF
 }
 ktap_check peer_show peer_show
 
+STAT_NAMES="tx_packets tx_bytes tx_refs tx_bcast tx_ring_full tx_no_buffer tx_no_peer tx_dropped tx_doorbells tx_doorbells_suppressed rx_packets rx_bytes rx_refs rx_bad_desc rx_bad_ring rx_alloc_fail rx_dropped rx_ret_ok rx_ret_bad rx_ret_doorbells section_requests grants grant_bad revokes peers_released fenced"
+
+# -s link show: every counter of the stats dump, tx_refs within ethtool's
+# before and after, nothing bad counted.
+link_stats() {
+	local before after out
+	before=$(drack_stat h1 tx_refs)
+	out=$("$DRACKCTL" -n h1 -j -s link show rack0) || return 1
+	after=$(drack_stat h1 tx_refs)
+	python3 - "$out" "$before" "$after" "$STAT_NAMES" <<'EOF' || return 1
+import json, sys
+d = json.loads(sys.argv[1])
+lo, hi, names = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4].split()
+st = d[0]["stats"]
+print(json.dumps(st))
+bad = [n for n in names if not isinstance(st.get(n), int)]
+if bad:
+    print("missing: %s" % bad)
+ok = not bad and lo <= st["tx_refs"] <= hi and st["tx_packets"] > 0 and st["rx_packets"] > 0
+ok = ok and st["rx_bad_desc"] == 0 and st["rx_bad_ring"] == 0 and st["fenced"] == 0
+if not ok:
+    print("expected tx_refs within ethtool's %d..%d, packets both ways, nothing bad or fenced" % (lo, hi))
+sys.exit(0 if ok else 1)
+EOF
+	out=$("$DRACKCTL" -n h1 -s link show) || return 1
+	grep -q '^    tx_packets [1-9]' <<<"$out" && grep -q '^    rx_packets [1-9]' <<<"$out" &&
+		grep -q '^    section_requests [0-9]* grants [1-9]' <<<"$out" || { echo "$out"; return 1; }
+}
+ktap_check link_stats link_stats
+
 # monitor: a host joining, asking for Sections and leaving; stops on SIGINT.
 monitor() {
 	local jpid tpid rc bad=0
@@ -343,9 +508,10 @@ monitor() {
 	tpid=$BG_PID
 	sleep 1
 	"$DRACKCTL" -n h0 link add rack1 host 5 || return 1
-	wait_for 10 eval "grep -q '\"host\":5' '$DRACK_LOGDIR/monitor_json.log' && grep -q section_request '$DRACK_LOGDIR/monitor_json.log'"
+	wait_for 10 eval "grep -q '\"host\":5' '$DRACK_LOGDIR/monitor_json.log' && grep -q section_request '$DRACK_LOGDIR/monitor_json.log' && grep -q '\"owner\":5' '$DRACK_LOGDIR/monitor_json.log'"
 	"$DRACKCTL" -n h0 link del rack1 || return 1
 	wait_for 10 grep -q 'host 5 state free' "$DRACK_LOGDIR/monitor_text.log"
+	wait_for 10 grep -q '"host":5,"state":"free"' "$DRACK_LOGDIR/monitor_json.log"
 	for p in $jpid $tpid; do
 		kill -INT "$p"
 		rc=0
@@ -355,17 +521,22 @@ monitor() {
 	echo "text:"; cat "$DRACK_LOGDIR/monitor_text.log"
 	grep -qx 'host_notify pool 0 host 5 state up' "$DRACK_LOGDIR/monitor_text.log" &&
 		grep -qx 'host_notify pool 0 host 5 state free' "$DRACK_LOGDIR/monitor_text.log" &&
-		! grep -q section_request "$DRACK_LOGDIR/monitor_text.log" || { echo "text monitor: wrong events"; bad=1; }
+		! grep -qE 'section_(request|notify)' "$DRACK_LOGDIR/monitor_text.log" || { echo "text monitor: wrong events"; bad=1; }
 	python3 - "$DRACK_LOGDIR/monitor_json.log" <<'EOF' || bad=1
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
-mine = [e for e in ev if e["host"] == 5]
+mine = [e for e in ev if e.get("host") == 5]
 print("json: %d events, host 5: %s" % (len(ev), mine))
+# Sections granted to host 5, each given back when it left
+got = set(e["section"] for e in ev if e["event"] == "section_notify" and e.get("owner") == 5)
+last = dict((e["section"], e["state"]) for e in ev if e["event"] == "section_notify")
+print("Sections granted to host 5: %s, now: %s" % (sorted(got), [last[s] for s in sorted(got)]))
 want = [{"event": "host_notify", "pool": 0, "host": 5, "state": "up"},
         {"event": "host_notify", "pool": 0, "host": 5, "state": "free"}]
 ok = [e for e in mine if e["event"] == "host_notify"] == want
 ok = ok and any(e["event"] == "section_request" and e["class"] in ("2k", "64k") and
                 e["count"] >= 1 for e in mine)
+ok = ok and bool(got) and all(last[s] == "free" for s in got)
 sys.exit(0 if ok else 1)
 EOF
 	return $bad

@@ -36,6 +36,9 @@ struct drack_pool_info {
 	uint32_t meta_sections;		/* Sections [0, meta) hold metadata */
 	uint32_t free_sections;
 	uint32_t max_hosts;
+	uint32_t regions;		/* memory devices interleaved */
+	uint32_t fm_pid;		/* registered fabric manager, 0: none */
+	uint64_t fm_epoch;		/* FM registrations so far */
 };
 
 struct drack_host_info {
@@ -47,6 +50,10 @@ struct drack_host_info {
 	uint64_t heartbeat;
 	uint32_t sections;		/* Sections owned */
 	uint32_t ifindex;		/* 0: not a netdev of this kernel */
+	uint32_t generation;		/* joins of this host id */
+	uint32_t buffers_free[2];	/* per class, as published by the host */
+	uint32_t wanted[2];		/* per class, 1: Section request pending */
+	uint64_t released;		/* bit p: holds nothing of DEAD host p */
 };
 
 struct drack_section_info {
@@ -55,11 +62,54 @@ struct drack_section_info {
 	uint32_t owner;			/* host id, DRACK_SECTION_FREE/META */
 	uint32_t buf_class;		/* enum drack_buf_class */
 	uint32_t generation;
+	uint32_t region;		/* memory device it lives on */
+	uint32_t flags;			/* DRACK_SECTION_F_* */
+};
+
+/* A local drack netdev (one host of a pool) the caller can see. */
+struct drack_local {
+	uint32_t pool;
+	uint32_t host;
+	uint32_t ifindex;
+	char ifname[16];
+};
+
+/* A peer as one local host sees it. */
+struct drack_peer_info {
+	struct drack_local local;
+	uint32_t peer;
+	uint32_t state;			/* enum drack_host_state */
+	uint32_t reachable;		/* 1: frames are sent to it */
+	uint64_t tx_packets, tx_bytes;
+	uint64_t rx_packets, rx_bytes;
+	uint64_t rx_bad;		/* its references that failed checks */
+};
+
+/* One Buffer class of a local host. */
+struct drack_class_info {
+	struct drack_local local;
+	uint32_t buf_class;
+	uint32_t sections;
+	uint32_t total;			/* Buffers */
+	uint32_t free;
+	uint32_t inflight;
+	uint32_t requested;		/* 1: a Section request is pending */
+	uint32_t draining;		/* revoked Sections not yet given back */
+};
+
+#define DRACK_NR_STATS	64		/* >= DRACK_STAT_MAX + 1 */
+
+/* Counters of a local host, indexed by enum drack_stat. */
+struct drack_stats_info {
+	struct drack_local local;
+	uint64_t stat[DRACK_NR_STATS];
+	uint32_t nstats;		/* highest index reported + 1 */
 };
 
 enum drack_event_type {
 	DRACK_EVENT_SECTION_REQUEST,	/* pool, host, buf_class, count */
 	DRACK_EVENT_HOST_NOTIFY,	/* pool, host, state */
+	DRACK_EVENT_SECTION_NOTIFY,	/* pool, section, owner, buf_class */
 };
 
 struct drack_event {
@@ -69,12 +119,17 @@ struct drack_event {
 	uint32_t buf_class;
 	uint32_t count;
 	uint32_t state;
+	uint32_t section;
+	uint32_t owner;
 };
 
 typedef int (*drack_pool_cb)(const struct drack_pool_info *pool, void *arg);
 typedef int (*drack_host_cb)(const struct drack_host_info *host, void *arg);
 typedef int (*drack_section_cb)(const struct drack_section_info *section,
 				void *arg);
+typedef int (*drack_peer_cb)(const struct drack_peer_info *peer, void *arg);
+typedef int (*drack_class_cb)(const struct drack_class_info *cls, void *arg);
+typedef int (*drack_stats_cb)(const struct drack_stats_info *st, void *arg);
 typedef void (*drack_event_cb)(const struct drack_event *event, void *arg);
 
 /* Requests. drack_nl_open() returns NULL and sets errno on failure. */
@@ -103,6 +158,44 @@ int drack_section_list(struct drack_nl *nl, uint32_t pool,
 int drack_section_grant(struct drack_nl *nl, uint32_t pool, uint32_t host,
 			uint32_t section, uint32_t buf_class, char *errbuf,
 			size_t errlen);
+
+/*
+ * Fabric manager operations, all needing CAP_NET_ADMIN, with the kernel's
+ * message in @errbuf on failure. While a fabric manager is registered for
+ * a pool, only its handle may grant, revoke, fence, reclaim or format
+ * (-EBUSY for anyone else); the registration ends with
+ * drack_fm_unregister() or when the handle is closed.
+ */
+int drack_fm_register(struct drack_nl *nl, uint32_t pool, char *errbuf,
+		      size_t errlen);
+int drack_fm_unregister(struct drack_nl *nl, uint32_t pool, char *errbuf,
+			size_t errlen);
+/* Ask the owner of @section to give it back once its Buffers are home. */
+int drack_section_revoke(struct drack_nl *nl, uint32_t pool,
+			 uint32_t section, char *errbuf, size_t errlen);
+/* Declare @host dead: peers stop talking to it and let go of its Buffers. */
+int drack_host_fence(struct drack_nl *nl, uint32_t pool, uint32_t host,
+		     char *errbuf, size_t errlen);
+/*
+ * Free the Sections and the slot of fenced @host; -EBUSY while a live
+ * host may still reference its Buffers.
+ */
+int drack_host_reclaim(struct drack_nl *nl, uint32_t pool, uint32_t host,
+		       char *errbuf, size_t errlen);
+/* Wipe and format a pool no host uses; 0 keeps the current value. */
+int drack_pool_format(struct drack_nl *nl, uint32_t pool, uint32_t max_hosts,
+		      uint32_t regions, char *errbuf, size_t errlen);
+
+/*
+ * State of the local hosts (drack netdevs in the caller's network
+ * namespace), or of the one with @ifindex if it is not 0.
+ */
+int drack_peer_list(struct drack_nl *nl, uint32_t ifindex, drack_peer_cb cb,
+		    void *arg);
+int drack_class_list(struct drack_nl *nl, uint32_t ifindex,
+		     drack_class_cb cb, void *arg);
+int drack_stats_list(struct drack_nl *nl, uint32_t ifindex,
+		     drack_stats_cb cb, void *arg);
 
 /*
  * Events: a non-blocking socket subscribed to the "events" group. Poll
@@ -155,6 +248,8 @@ int drack_link_get(const char *name, struct drack_link_info *info);
 /* Names for printing; "?" for values out of range. */
 const char *drack_host_state_name(uint32_t state);
 const char *drack_class_name(uint32_t buf_class);
+/* e.g. "tx_packets"; NULL for an unknown counter. */
+const char *drack_stat_name(uint32_t stat);
 
 #ifdef __cplusplus
 }

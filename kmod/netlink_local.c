@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * State only this kernel knows: the peers, Buffer classes and counters of
+ * the drack netdevs in the caller's network namespace.
+ */
+#include <linux/netdevice.h>
+#include "device.h"
+#include "netlink.h"
+
+/* Returns 0 (message added or nothing to say) or -EMSGSIZE. */
+typedef int (*drack_nl_local_fill_t)(struct sk_buff *skb,
+				     struct netlink_callback *cb,
+				     struct drack_dev *dd, u32 item);
+
+static void *drack_nl_local_hdr(struct sk_buff *skb,
+				struct netlink_callback *cb,
+				struct drack_dev *dd, u8 cmd)
+{
+	void *hdr = drack_nl_put_dump(skb, cb, cmd);
+
+	if (!hdr)
+		return NULL;
+	if (nla_put_u32(skb, DRACK_A_POOL_ID, dd->pool->id) ||
+	    nla_put_u32(skb, DRACK_A_HOST_ID, dd->host) ||
+	    nla_put_u32(skb, DRACK_A_IFINDEX, dd->ndev->ifindex) ||
+	    nla_put_string(skb, DRACK_A_IFNAME, dd->ndev->name)) {
+		genlmsg_cancel(skb, hdr);
+		return NULL;
+	}
+	return hdr;
+}
+
+/* The request's interface filter: 0 for all, else a drack netdev. */
+static int drack_nl_local_filter(struct netlink_callback *cb, u32 *ifindex)
+{
+	const struct nlattr *attr;
+	struct net_device *dev;
+	bool ok;
+
+	*ifindex = 0;
+	attr = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, DRACK_A_IFINDEX);
+	if (!attr)
+		return 0;
+	*ifindex = nla_get_u32(attr);
+	rcu_read_lock();
+	dev = dev_get_by_index_rcu(sock_net(cb->skb->sk), *ifindex);
+	ok = dev && dev->rtnl_link_ops == &drack_link_ops;
+	rcu_read_unlock();
+	if (!ok) {
+		NL_SET_ERR_MSG_ATTR(cb->extack, attr, "not a drack interface");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/*
+ * Walk pools, their local hosts and @nitems items per host.
+ * cb->args[0..2]: position (pool, host, item); args[3]: ifindex filter;
+ * args[4]: 1 once the filter was checked.
+ */
+static int drack_nl_local_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			       drack_nl_local_fill_t fill, u32 nitems)
+{
+	struct net *net = sock_net(cb->skb->sk);
+	struct drack_pool *pool;
+	struct drack_dev *dd;
+	long pidx = 0;
+	u32 ifindex, h, i;
+	int err;
+
+	if (!cb->args[4]) {
+		err = drack_nl_local_filter(cb, &ifindex);
+		if (err)
+			return err;
+		cb->args[3] = ifindex;
+		cb->args[4] = 1;
+	}
+	ifindex = cb->args[3];
+
+	mutex_lock(&drack_pools_lock);
+	rcu_read_lock();
+	list_for_each_entry(pool, &drack_pools, node) {
+		if (pidx++ < cb->args[0])
+			continue;
+		for (h = cb->args[1]; h < pool->geo.max_hosts; h++) {
+			dd = rcu_dereference(pool->local[h]);
+			if (!dd || !net_eq(dev_net(dd->ndev), net) ||
+			    (ifindex && dd->ndev->ifindex != ifindex))
+				continue;
+			for (i = cb->args[2]; i < nitems; i++) {
+				if (fill(skb, cb, dd, i)) {
+					cb->args[0] = pidx - 1;
+					cb->args[1] = h;
+					cb->args[2] = i;
+					goto out;
+				}
+			}
+			cb->args[2] = 0;
+		}
+		cb->args[1] = 0;
+		cb->args[0] = pidx;
+	}
+out:
+	rcu_read_unlock();
+	mutex_unlock(&drack_pools_lock);
+	return skb->len;
+}
+
+static int drack_nl_fill_peer(struct sk_buff *skb, struct netlink_callback *cb,
+			      struct drack_dev *dd, u32 peer)
+{
+	struct drack_peer_stats *ps = &dd->peer[peer];
+	u64 txp, txb, rxp, rxb, bad;
+	u32 state;
+	void *hdr;
+
+	if (peer == dd->host || peer >= dd->nhosts)
+		return 0;
+	state = drack_host_state(dd->pool, peer);
+	txp = READ_ONCE(ps->tx_packets);
+	txb = READ_ONCE(ps->tx_bytes);
+	rxp = READ_ONCE(ps->rx_packets);
+	rxb = READ_ONCE(ps->rx_bytes);
+	bad = READ_ONCE(ps->rx_bad);
+	if (state == DRACK_HOST_FREE && !(txp | rxp | bad))
+		return 0;
+
+	hdr = drack_nl_local_hdr(skb, cb, dd, DRACK_CMD_PEER_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, DRACK_A_PEER_ID, peer) ||
+	    nla_put_u32(skb, DRACK_A_PEER_STATE, state) ||
+	    nla_put_u32(skb, DRACK_A_PEER_REACHABLE,
+			drack_host_reachable(dd->pool, peer)) ||
+	    nla_put_u64_64bit(skb, DRACK_A_PEER_TX_PACKETS, txp, DRACK_A_PAD) ||
+	    nla_put_u64_64bit(skb, DRACK_A_PEER_TX_BYTES, txb, DRACK_A_PAD) ||
+	    nla_put_u64_64bit(skb, DRACK_A_PEER_RX_PACKETS, rxp, DRACK_A_PAD) ||
+	    nla_put_u64_64bit(skb, DRACK_A_PEER_RX_BYTES, rxb, DRACK_A_PAD) ||
+	    nla_put_u64_64bit(skb, DRACK_A_PEER_RX_BAD, bad, DRACK_A_PAD)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+int drack_nl_peer_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return drack_nl_local_dump(skb, cb, drack_nl_fill_peer, DRACK_MAX_HOSTS);
+}
+
+static int drack_nl_fill_class(struct sk_buff *skb,
+			       struct netlink_callback *cb,
+			       struct drack_dev *dd, u32 buf_class)
+{
+	struct drack_class_counters c;
+	void *hdr;
+
+	drack_alloc_counters(&dd->alloc, buf_class, &c);
+	hdr = drack_nl_local_hdr(skb, cb, dd, DRACK_CMD_CLASS_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, DRACK_A_CLASS, buf_class) ||
+	    nla_put_u32(skb, DRACK_A_CLASS_SECTIONS, c.sections) ||
+	    nla_put_u32(skb, DRACK_A_CLASS_TOTAL, c.total) ||
+	    nla_put_u32(skb, DRACK_A_CLASS_FREE, c.free) ||
+	    nla_put_u32(skb, DRACK_A_CLASS_INFLIGHT, c.inflight) ||
+	    nla_put_u32(skb, DRACK_A_CLASS_REQUESTED, c.requested) ||
+	    nla_put_u32(skb, DRACK_A_CLASS_DRAINING, c.draining)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+int drack_nl_class_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return drack_nl_local_dump(skb, cb, drack_nl_fill_class,
+				   DRACK_NR_CLASSES);
+}
+
+#define DRACK_NL_STAT(id, member) \
+	[DRACK_STAT_##id] = offsetof(struct drack_dev, member)
+
+/* enum drack_stat -> counter in struct drack_dev */
+static const size_t drack_nl_stats[DRACK_STAT_MAX + 1] = {
+	DRACK_NL_STAT(TX_PACKETS, tx.packets),
+	DRACK_NL_STAT(TX_BYTES, tx.bytes),
+	DRACK_NL_STAT(TX_REFS, tx.refs),
+	DRACK_NL_STAT(TX_BCAST, tx.bcast),
+	DRACK_NL_STAT(TX_RING_FULL, tx.ring_full),
+	DRACK_NL_STAT(TX_NO_BUFFER, tx.no_buffer),
+	DRACK_NL_STAT(TX_NO_PEER, tx.no_peer),
+	DRACK_NL_STAT(TX_DROPPED, tx.dropped),
+	DRACK_NL_STAT(TX_DOORBELLS, tx.doorbells),
+	DRACK_NL_STAT(TX_DOORBELLS_SUPPRESSED, tx.doorbells_suppressed),
+	DRACK_NL_STAT(RX_PACKETS, rx.packets),
+	DRACK_NL_STAT(RX_BYTES, rx.bytes),
+	DRACK_NL_STAT(RX_REFS, rx.refs),
+	DRACK_NL_STAT(RX_BAD_DESC, rx.bad_desc),
+	DRACK_NL_STAT(RX_BAD_RING, rx.bad_ring),
+	DRACK_NL_STAT(RX_ALLOC_FAIL, rx.alloc_fail),
+	DRACK_NL_STAT(RX_DROPPED, rx.dropped),
+	DRACK_NL_STAT(RX_RET_OK, rx.ret_ok),
+	DRACK_NL_STAT(RX_RET_BAD, rx.ret_bad),
+	DRACK_NL_STAT(RX_RET_DOORBELLS, rx.ret_doorbells),
+	DRACK_NL_STAT(SECTION_REQUESTS, ctl.section_requests),
+	DRACK_NL_STAT(GRANTS, ctl.grants),
+	DRACK_NL_STAT(GRANT_BAD, ctl.grant_bad),
+	DRACK_NL_STAT(REVOKES, ctl.revokes),
+	DRACK_NL_STAT(PEERS_RELEASED, ctl.peers_released),
+	DRACK_NL_STAT(FENCED, ctl.fenced),
+};
+
+static int drack_nl_fill_stats(struct sk_buff *skb,
+			       struct netlink_callback *cb,
+			       struct drack_dev *dd, u32 item)
+{
+	struct nlattr *nest;
+	void *hdr;
+	u64 v;
+	u32 i;
+
+	hdr = drack_nl_local_hdr(skb, cb, dd, DRACK_CMD_STATS_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, DRACK_A_STATS);
+	if (!nest)
+		goto cancel;
+	for (i = DRACK_STAT_UNSPEC + 1; i <= DRACK_STAT_MAX; i++) {
+		v = READ_ONCE(*(u64 *)((u8 *)dd + drack_nl_stats[i]));
+		if (nla_put_u64_64bit(skb, i, v, DRACK_STAT_UNSPEC))
+			goto cancel;
+	}
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+int drack_nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return drack_nl_local_dump(skb, cb, drack_nl_fill_stats, 1);
+}
