@@ -63,9 +63,11 @@ int drack_ram_init(void)
 	if (!ram_pool_mb)
 		return 0;
 	if (size < DRACK_MIN_POOL_SIZE || max_hosts < 2 ||
-	    max_hosts > DRACK_MAX_HOSTS) {
-		pr_err("drack: ram_pool_mb must be >= %u and max_hosts 2..%u\n",
-		       DRACK_MIN_POOL_SIZE >> 20, DRACK_MAX_HOSTS);
+	    max_hosts > DRACK_MAX_HOSTS || !ram_regions ||
+	    ram_regions > DRACK_MAX_REGIONS) {
+		pr_err("drack: ram_pool_mb must be >= %u, max_hosts 2..%u and ram_regions 1..%u\n",
+		       DRACK_MIN_POOL_SIZE >> 20, DRACK_MAX_HOSTS,
+		       DRACK_MAX_REGIONS);
 		return -EINVAL;
 	}
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL);

@@ -29,8 +29,12 @@ static void drack_dev_set_flags(struct drack_dev *dd, u32 set, u32 clear)
 	u32 flags;
 
 	mutex_lock(&dd->pool->lock);
-	flags = (le32_to_cpu(e->flags) | set) & ~clear;
-	WRITE_ONCE(e->flags, cpu_to_le32(flags));
+	/* A fenced host writes nothing in the pool. */
+	if (drack_host_state(dd->pool, dd->host) == DRACK_HOST_UP &&
+	    !READ_ONCE(dd->fenced)) {
+		flags = (le32_to_cpu(e->flags) | set) & ~clear;
+		WRITE_ONCE(e->flags, cpu_to_le32(flags));
+	}
 	mutex_unlock(&dd->pool->lock);
 }
 
@@ -171,7 +175,6 @@ void drack_dev_grant_work(struct work_struct *work)
 		WRITE_ONCE(drack_dev_entry(dd)->sections_wanted[buf_class], 0);
 		dd->ctl.grants++;
 		got++;
-		drack_nl_section_notify(pool, section, dd->host, buf_class);
 	}
 	drack_ring_consume(&dd->grant_in, cons);
 	if (!got)
@@ -416,10 +419,12 @@ static void drack_dev_fence_work(struct work_struct *work)
 
 	if (READ_ONCE(dd->leaving) || READ_ONCE(dd->stalled))
 		return;
-	if (!dd->fenced) {
-		if (drack_host_state(pool, dd->host) == DRACK_HOST_UP)
+	if (!dd->forgot) {
+		if (!READ_ONCE(dd->fenced) &&
+		    drack_host_state(pool, dd->host) == DRACK_HOST_UP)
 			return;
 		WRITE_ONCE(dd->fenced, true);
+		dd->forgot = true;
 		dd->ctl.fenced++;
 		netif_carrier_off(ndev);
 		netdev_warn(ndev, "host %u was fenced by the fabric manager of pool %u: dropping its Buffers, rejoining once the slot is free\n",
@@ -450,6 +455,7 @@ static void drack_dev_fence_work(struct work_struct *work)
 	dd->blocked_class = DRACK_NO_BLOCK;
 	netif_tx_unlock_bh(ndev);
 	dd->warned_no_sections = false;
+	dd->forgot = false;
 	WRITE_ONCE(dd->fenced, false);
 	netdev_info(ndev, "rejoined pool %u as host %u\n", pool->id, dd->host);
 	if (netif_running(ndev))
@@ -461,6 +467,18 @@ static void drack_dev_fence_work(struct work_struct *work)
 		drack_dev_schedule_napi(dd);
 	}
 	drack_nl_host_notify(pool, dd->host, DRACK_HOST_UP);
+}
+
+void drack_dev_resume(struct drack_dev *dd)
+{
+	if (!READ_ONCE(dd->leaving) &&
+	    drack_host_state(dd->pool, dd->host) != DRACK_HOST_UP) {
+		WRITE_ONCE(dd->fenced, true);	/* before NAPI or xmit look */
+		schedule_work(&dd->fence_work);
+	}
+	WRITE_ONCE(dd->stalled, false);
+	if (netif_running(dd->ndev))
+		drack_dev_schedule_napi(dd);
 }
 
 static int drack_dev_join(struct drack_dev *dd, struct drack_pool *pool,

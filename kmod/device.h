@@ -88,6 +88,7 @@ struct drack_dev {
 	bool leaving;
 	bool stalled;			/* fault injection: a hung host */
 	bool fenced;			/* the FM declared us dead */
+	bool forgot;			/* and our Buffers are forgotten */
 	u64 released;			/* fenced peers we let go of */
 
 	struct drack_tx_stats tx;
@@ -120,6 +121,9 @@ static inline bool drack_dev_active(const struct drack_dev *dd)
 {
 	return !READ_ONCE(dd->fenced) && !READ_ONCE(dd->stalled);
 }
+
+/* Stall cleared: a host fenced meanwhile must not touch the pool again. */
+void drack_dev_resume(struct drack_dev *dd);
 
 /* rx.c helpers used while the interface is down or leaving */
 void drack_rx_drain_returns(struct drack_dev *dd);

@@ -153,14 +153,12 @@ static int drack_set_priv_flags(struct net_device *ndev, u32 flags)
 
 	if (stall == READ_ONCE(dd->stalled))
 		return 0;
-	WRITE_ONCE(dd->stalled, stall);
 	netdev_warn(ndev, "fault injection: host %u %s\n", dd->host,
 		    stall ? "stalls like a hung kernel" : "resumes");
-	if (!stall && netif_running(ndev)) {
-		local_bh_disable();
-		napi_schedule(&dd->napi);
-		local_bh_enable();
-	}
+	if (stall)
+		WRITE_ONCE(dd->stalled, true);
+	else
+		drack_dev_resume(dd);
 	return 0;
 }
 

@@ -11,6 +11,22 @@
 #include "device.h"
 #include "netlink.h"
 
+/* A required attribute: missing type and a message in the extack. */
+#define DRACK_NL_NEED(info, type, msg) ({				\
+	bool __miss = !(info)->attrs[type];				\
+	if (__miss) {							\
+		NL_SET_ERR_MSG((info)->extack, msg);			\
+		NL_SET_ERR_ATTR_MISS((info)->extack, NULL, type);	\
+	}								\
+	__miss;								\
+})
+#define DRACK_NL_NEED_HOST(info) \
+	DRACK_NL_NEED(info, DRACK_A_HOST_ID, "missing host id")
+#define DRACK_NL_NEED_SECTION(info) \
+	DRACK_NL_NEED(info, DRACK_A_SECTION_ID, "missing Section id")
+#define DRACK_NL_NEED_CLASS(info) \
+	DRACK_NL_NEED(info, DRACK_A_CLASS, "missing Buffer class")
+
 static bool drack_nl_is_fm(struct drack_pool *pool, struct genl_info *info)
 {
 	return pool->fm_portid == info->snd_portid &&
@@ -44,9 +60,8 @@ int drack_nl_section_grant_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 host, section, buf_class;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, DRACK_A_HOST_ID) ||
-	    GENL_REQ_ATTR_CHECK(info, DRACK_A_SECTION_ID) ||
-	    GENL_REQ_ATTR_CHECK(info, DRACK_A_CLASS))
+	if (DRACK_NL_NEED_HOST(info) || DRACK_NL_NEED_SECTION(info) ||
+	    DRACK_NL_NEED_CLASS(info))
 		return -EINVAL;
 	host = nla_get_u32(attrs[DRACK_A_HOST_ID]);
 	section = nla_get_u32(attrs[DRACK_A_SECTION_ID]);
@@ -82,7 +97,7 @@ int drack_nl_section_revoke_doit(struct sk_buff *skb, struct genl_info *info)
 	struct drack_pool *pool;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, DRACK_A_SECTION_ID))
+	if (DRACK_NL_NEED_SECTION(info))
 		return -EINVAL;
 	mutex_lock(&drack_pools_lock);
 	pool = drack_nl_fm_pool(info);
@@ -99,7 +114,7 @@ int drack_nl_host_fence_doit(struct sk_buff *skb, struct genl_info *info)
 	struct drack_pool *pool;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, DRACK_A_HOST_ID))
+	if (DRACK_NL_NEED_HOST(info))
 		return -EINVAL;
 	mutex_lock(&drack_pools_lock);
 	pool = drack_nl_fm_pool(info);
@@ -115,7 +130,7 @@ int drack_nl_host_reclaim_doit(struct sk_buff *skb, struct genl_info *info)
 	struct drack_pool *pool;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, DRACK_A_HOST_ID))
+	if (DRACK_NL_NEED_HOST(info))
 		return -EINVAL;
 	mutex_lock(&drack_pools_lock);
 	pool = drack_nl_fm_pool(info);

@@ -103,8 +103,9 @@ static int drack_pool_validate(const struct drack_superblock *sb, u64 size,
 	    g->host_area_off != le64_to_cpu(sb->host_area_off) ||
 	    g->host_area_size != le64_to_cpu(sb->host_area_size))
 		return -EINVAL;
-	*regions = le32_to_cpu(sb->regions);
-	if (!*regions || *regions > DRACK_MAX_REGIONS ||
+	/* 0: a pool formatted before Regions existed, one device. */
+	*regions = max(le32_to_cpu(sb->regions), 1U);
+	if ( *regions > DRACK_MAX_REGIONS ||
 	    *regions > g->section_count - g->meta_sections)
 		return -EINVAL;
 	*id = le32_to_cpu(sb->pool_id);

@@ -24,7 +24,7 @@ void fmd_conf_defaults(struct fmd_conf *c)
 	c->reclaim_interval_ms = 2000;
 	c->reclaim_slack = 1;
 	c->min_sections = 1;
-	c->dead_timeout_ms = 1500;
+	c->dead_timeout_ms = 3000;
 	c->poll_interval_ms = 500;
 	c->format = false;
 	c->max_hosts = 0;

@@ -9,7 +9,8 @@
 #
 # quota: an iperf3 flood h1 -> h0 (4 streams) while h2 pings h0 every
 # 0.2 s. h1 asks for Section after Section; drack-fmd -q 3 must stop it at
-# 3 Sections and still serve h2, whose pings must get through.
+# 3 Sections and still serve h2, whose pings must get through; every
+# host's Sections spread over both Regions of the pool (interleave).
 # fm_restart: during an 8 s iperf3 h1 -> h0, drack-fmd is killed with
 # SIGKILL and a new one started 1 s later. Granted Sections stay with
 # their hosts: traffic goes on, and the new drack-fmd starts from the
@@ -27,7 +28,7 @@
 # rmmod failing, kernel warnings (buffers_home, teardown, dmesg_clean).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 12
+ktap_plan 13
 
 DRACKCTL=$DRACK_TOP/tools/drackctl
 QUOTA=3
@@ -119,6 +120,25 @@ h2_sections() {
 	done
 }
 ktap_check h2_sections h2_sections
+
+# Interleave placement: a host's Sections spread over the pool's 2 Regions.
+interleaved() {
+	local out
+	out=$("$DRACKCTL" -j section show pool 0 | python3 -c '
+import json, sys
+regions = {}
+for s in json.load(sys.stdin):
+    if s["state"] == "granted":
+        regions.setdefault(s["owner"], []).append(s["region"])
+bad = 0
+for h, r in sorted(regions.items()):
+    print("host %d: Sections in regions %s" % (h, sorted(r)))
+    if len(r) >= 2 and len(set(r)) < 2:
+        bad = 1
+sys.exit(bad)') || { echo "$out"; return 1; }
+	echo "$out" | tr '\n' ';'
+}
+ktap_check interleaved interleaved && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
 h2_ping() {
 	local tx rx
