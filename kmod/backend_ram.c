@@ -14,9 +14,9 @@ static unsigned int ram_pool_mb = 64;
 module_param(ram_pool_mb, uint, 0444);
 MODULE_PARM_DESC(ram_pool_mb, "Size of the ram pool in MB (0: no ram pool)");
 
-static unsigned int max_hosts = 8;
-module_param(max_hosts, uint, 0444);
-MODULE_PARM_DESC(max_hosts, "Hosts per ram pool (2-64)");
+unsigned int drack_max_hosts = 8;
+module_param_named(max_hosts, drack_max_hosts, uint, 0444);
+MODULE_PARM_DESC(max_hosts, "Hosts per pool this kernel formats (2-64)");
 
 static unsigned int ram_regions = 2;
 module_param(ram_regions, uint, 0444);
@@ -62,8 +62,8 @@ int drack_ram_init(void)
 
 	if (!ram_pool_mb)
 		return 0;
-	if (size < DRACK_MIN_POOL_SIZE || max_hosts < 2 ||
-	    max_hosts > DRACK_MAX_HOSTS || !ram_regions ||
+	if (size < DRACK_MIN_POOL_SIZE || drack_max_hosts < 2 ||
+	    drack_max_hosts > DRACK_MAX_HOSTS || !ram_regions ||
 	    ram_regions > DRACK_MAX_REGIONS) {
 		pr_err("drack: ram_pool_mb must be >= %u, max_hosts 2..%u and ram_regions 1..%u\n",
 		       DRACK_MIN_POOL_SIZE >> 20, DRACK_MAX_HOSTS,
@@ -76,10 +76,10 @@ int drack_ram_init(void)
 		err = -ENOMEM;
 		goto fail;
 	}
-	err = drack_pool_format(base, size, 0, max_hosts, ram_regions);
+	err = drack_pool_format(base, size, 0, drack_max_hosts, ram_regions);
 	if (err) {
 		pr_err("drack: %u hosts and %u regions do not fit a %u MB pool\n",
-		       max_hosts, ram_regions, ram_pool_mb);
+		       drack_max_hosts, ram_regions, ram_pool_mb);
 		goto fail;
 	}
 	err = drack_pool_register(pool, base, size, &drack_ram_ops);

@@ -86,6 +86,22 @@ static bool drack_dev_grants_pending(struct drack_dev *dd)
 	return drack_ring_prod(&dd->grant_in) != drack_ring_cons(&dd->grant_in);
 }
 
+/* From a doorbell interrupt or the polling timer: hard irq context. */
+void drack_dev_kick_irq(struct drack_dev *dd)
+{
+	if (netif_running(dd->ndev))
+		napi_schedule(&dd->napi);
+	if (drack_dev_grants_pending(dd))
+		schedule_work(&dd->grant_work);
+}
+
+/* Is anything waiting for us in the pool? For polling backends. */
+bool drack_dev_pending(struct drack_dev *dd)
+{
+	return drack_dev_active(dd) &&
+	       (drack_rx_pending(dd) || drack_dev_grants_pending(dd));
+}
+
 void drack_dev_kick(struct drack_dev *dd)
 {
 	if (netif_running(dd->ndev))
@@ -389,7 +405,8 @@ static void drack_dev_reset_entry(struct drack_dev *dd, bool after_fence)
 					   drack_ring_cons(&dd->ret_out[p]));
 	}
 	drack_host_mac(e->mac, dd->pool->id, dd->host);
-	e->notify = cpu_to_le16(dd->host);
+	e->notify = cpu_to_le16(dd->pool->ops->notify_id ?
+				dd->pool->ops->notify_id(dd->pool) : dd->host);
 	e->flags = 0;
 	e->heartbeat = 0;
 	e->released = 0;

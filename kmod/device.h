@@ -106,6 +106,8 @@ int drack_napi_poll(struct napi_struct *napi, int budget);
 
 /* Doorbell from the backend: refs, returns or grants are waiting. */
 void drack_dev_kick(struct drack_dev *dd);
+void drack_dev_kick_irq(struct drack_dev *dd);
+bool drack_dev_pending(struct drack_dev *dd);
 /* Periodic: heartbeat, polling fallback, retries. */
 void drack_dev_tick(struct drack_dev *dd);
 /* Iterate over the present peers, as last seen by the tick. */

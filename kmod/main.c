@@ -18,11 +18,21 @@ static int __init drack_init(void)
 	err = drack_ram_init();
 	if (err)
 		goto err_nl;
-	err = rtnl_link_register(&drack_link_ops);
+	err = drack_ivshmem_init();
 	if (err)
 		goto err_ram;
+	err = drack_phys_init();
+	if (err)
+		goto err_ivshmem;
+	err = rtnl_link_register(&drack_link_ops);
+	if (err)
+		goto err_phys;
 	return 0;
 
+err_phys:
+	drack_phys_exit();
+err_ivshmem:
+	drack_ivshmem_exit();
 err_ram:
 	drack_ram_exit();
 err_nl:
@@ -33,6 +43,8 @@ err_nl:
 static void __exit drack_exit(void)
 {
 	rtnl_link_unregister(&drack_link_ops);
+	drack_phys_exit();
+	drack_ivshmem_exit();
 	drack_ram_exit();
 	drack_nl_exit();
 }

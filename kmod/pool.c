@@ -4,7 +4,9 @@
  * Section grants and the heartbeat that drives every local host.
  */
 #include <linux/log2.h>
+#include <linux/module.h>
 #include <linux/slab.h>
+#include <net/rtnetlink.h>
 #include "device.h"
 #include "pool.h"
 #include "ring.h"
@@ -105,7 +107,7 @@ static int drack_pool_validate(const struct drack_superblock *sb, u64 size,
 		return -EINVAL;
 	/* 0: a pool formatted before Regions existed, one device. */
 	*regions = max(le32_to_cpu(sb->regions), 1U);
-	if ( *regions > DRACK_MAX_REGIONS ||
+	if (*regions > DRACK_MAX_REGIONS ||
 	    *regions > g->section_count - g->meta_sections)
 		return -EINVAL;
 	*id = le32_to_cpu(sb->pool_id);
@@ -473,4 +475,105 @@ u64 drack_pool_fm_epoch(struct drack_pool *pool)
 	struct drack_superblock *sb = pool->base;
 
 	return le64_to_cpu(READ_ONCE(sb->fm_epoch));
+}
+
+bool drack_pool_format_blank;
+module_param_named(pool_format, drack_pool_format_blank, bool, 0444);
+MODULE_PARM_DESC(pool_format, "Format shared pools (ivshmem, phys_pool) found blank, as pool 0 (for the fabric manager's host)");
+
+static bool drack_pool_blank(const void *base, u64 len)
+{
+	return !memchr_inv(base, 0, min_t(u64, len, DRACK_META_ALIGN));
+}
+
+int drack_pool_attach(struct drack_pool *pool, void *base, u64 size,
+		      const struct drack_backend_ops *ops, const char *what)
+{
+	const struct drack_superblock *sb = base;
+	int err;
+
+	if (le64_to_cpu(READ_ONCE(sb->magic)) != DRACK_POOL_MAGIC) {
+		if (!drack_pool_format_blank || !drack_pool_blank(base, size))
+			return -EAGAIN;
+		err = drack_pool_format(base, size, 0, drack_max_hosts, 1);
+		if (err) {
+			pr_err("drack: %s: cannot format a %llu MB pool for %u hosts (%d)\n",
+			       what, size >> 20, drack_max_hosts, err);
+			return err;
+		}
+		pr_info("drack: %s: formatted a blank pool\n", what);
+	}
+	smp_rmb(); /* the magic before the rest of the superblock */
+	err = drack_pool_register(pool, base, size, ops);
+	if (err == -EEXIST)
+		pr_err("drack: %s: pool id %u is taken in this kernel (load with ram_pool_mb=0?)\n",
+		       what, le32_to_cpu(sb->pool_id));
+	return err;
+}
+
+void drack_pool_detach_devices(struct drack_pool *pool)
+{
+	struct drack_dev *dd;
+	LIST_HEAD(list);
+	u32 h;
+
+	rtnl_lock();
+	for (h = 0; h < pool->geo.max_hosts; h++) {
+		dd = rcu_access_pointer(pool->local[h]);
+		if (dd)
+			unregister_netdevice_queue(dd->ndev, &list);
+	}
+	unregister_netdevice_many(&list);
+	rtnl_unlock();
+}
+
+bool drack_pool_kick_local(struct drack_pool *pool, bool only_pending)
+{
+	struct drack_dev *dd;
+	bool busy = false;
+	u32 h;
+
+	rcu_read_lock();
+	for (h = 0; h < pool->geo.max_hosts; h++) {
+		dd = rcu_dereference(pool->local[h]);
+		if (!dd || (only_pending && !drack_dev_pending(dd)))
+			continue;
+		drack_dev_kick_irq(dd);
+		busy = true;
+	}
+	rcu_read_unlock();
+	return busy;
+}
+
+#define DRACK_POLL_MIN_NS	(50 * NSEC_PER_USEC)
+#define DRACK_POLL_MAX_NS	(4 * NSEC_PER_MSEC)
+
+static enum hrtimer_restart drack_poller_fire(struct hrtimer *t)
+{
+	struct drack_poller *p = container_of(t, struct drack_poller, timer);
+
+	if (drack_pool_kick_local(p->pool, true))
+		p->ns = DRACK_POLL_MIN_NS;
+	else
+		p->ns = min_t(u64, p->ns * 2, DRACK_POLL_MAX_NS);
+	hrtimer_forward_now(t, ns_to_ktime(p->ns));
+	return HRTIMER_RESTART;
+}
+
+void drack_poller_init(struct drack_poller *p, struct drack_pool *pool)
+{
+	hrtimer_init(&p->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	p->timer.function = drack_poller_fire;
+	p->pool = pool;
+}
+
+void drack_poller_start(struct drack_poller *p)
+{
+	p->ns = DRACK_POLL_MIN_NS;
+	hrtimer_start(&p->timer, ns_to_ktime(p->ns), HRTIMER_MODE_REL);
+}
+
+void drack_poller_stop(struct drack_poller *p)
+{
+	hrtimer_cancel(&p->timer);
 }

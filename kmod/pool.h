@@ -6,6 +6,7 @@
 #ifndef _DRACK_POOL_H
 #define _DRACK_POOL_H
 
+#include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
@@ -23,6 +24,8 @@ struct drack_backend_ops {
 	void (*kick)(struct drack_pool *pool, u32 host);
 	int (*mmap)(struct drack_pool *pool, struct vm_area_struct *vma);
 	void (*release)(struct drack_pool *pool);
+	/* Doorbell id peers use to reach this kernel (optional). */
+	u16 (*notify_id)(struct drack_pool *pool);
 };
 
 struct drack_pool {
@@ -131,6 +134,26 @@ int drack_pool_reclaim(struct drack_pool *pool, u32 host,
 u64 drack_pool_new_fm_epoch(struct drack_pool *pool);
 u64 drack_pool_fm_epoch(struct drack_pool *pool);
 
+/* Hosts of this kernel on @pool go away (device removal). */
+void drack_pool_detach_devices(struct drack_pool *pool);
+
+/*
+ * Kick the local hosts of @pool (doorbell interrupt or poll, hard irq
+ * context); with @only_pending just those with work. True if any had.
+ */
+bool drack_pool_kick_local(struct drack_pool *pool, bool only_pending);
+
+/* Polling for backends without doorbells: fast while busy, slow idle. */
+struct drack_poller {
+	struct hrtimer timer;
+	struct drack_pool *pool;
+	u64 ns;
+};
+
+void drack_poller_init(struct drack_poller *p, struct drack_pool *pool);
+void drack_poller_start(struct drack_poller *p);
+void drack_poller_stop(struct drack_poller *p);
+
 /* Every local device re-evaluates its peers (carrier). */
 void drack_pool_peers_changed(struct drack_pool *pool);
 
@@ -144,6 +167,21 @@ void drack_chardev_unregister(struct drack_pool *pool);
 
 int drack_ram_init(void);
 void drack_ram_exit(void);
+int drack_ivshmem_init(void);
+void drack_ivshmem_exit(void);
+int drack_phys_init(void);
+void drack_phys_exit(void);
+
+extern unsigned int drack_max_hosts;	/* for pools this kernel formats */
+extern bool drack_pool_format_blank;	/* format blank shared pools */
+
+/*
+ * Shared pools (ivshmem, phys): register @pool once its superblock is
+ * valid, formatting it first if it is blank and this kernel formats
+ * blank pools. -EAGAIN: not formatted yet, try again later.
+ */
+int drack_pool_attach(struct drack_pool *pool, void *base, u64 size,
+		      const struct drack_backend_ops *ops, const char *what);
 
 /* netlink.c: the genl family and its events */
 int drack_nl_init(void);

@@ -181,7 +181,7 @@ bool fmd_health_poll(struct drack_nl *nl, struct fmd_pool *fp)
 	static struct fmd_hosts s;	/* 64 host entries: not on the stack */
 	uint64_t now, timeout = fmd_conf.dead_timeout_ms;
 	bool pending = false;
-	uint32_t i;
+	uint32_t i, c;
 	int err;
 
 	memset(&s, 0, sizeof(s));
@@ -213,6 +213,14 @@ bool fmd_health_poll(struct drack_nl *nl, struct fmd_pool *fp)
 			pending |= fmd_reclaim_host(nl, fp, &s, h, now);
 			continue;
 		}
+		/*
+		 * Requests of hosts in other kernels reach us only through
+		 * the pool: the host table's wanted flags.
+		 */
+		if (h->state == DRACK_HOST_UP)
+			for (c = 0; c < DRACK_NR_CLASSES; c++)
+				if (h->wanted[c])
+					fmd_handle_request(nl, fp, i, c, 1);
 		if (!fmd_live(h->state) || !timeout) {
 			hm->hb_when = 0;
 			continue;

@@ -96,6 +96,7 @@ revokes_counted() {
 	echo "h1: $grants granted, $n owned, $k revoked; drack-fmd logged $f"
 	((k >= 1 && k == grants - n && f == k))
 }
+ktap_check reclaim_counted revokes_counted
 ktap_check reclaim_still_talks ping_ok h1 "$(ip4 0)"
 
 # ---- dead host --------------------------------------------------------------

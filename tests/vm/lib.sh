@@ -8,6 +8,8 @@
 #   vm_outdir NAME                                       its output dir (output, dmesg, console.log, rc)
 #   vm_shm_create SIZE                                   new shared-memory file, prints its path
 #   vm_ivshmem_args PATH [ID]                            qemu args for an ivshmem-plain on PATH
+#   vm_ivshmem_doorbell_args SOCKET [ID] [VECTORS]       qemu args for an ivshmem-doorbell served
+#                                                        by drack-ivshmem-server on SOCKET
 # At exit of the sourcing shell, guests still running are killed, shm files
 # removed, and the output dirs too unless a guest failed (VM_KEEP=1 keeps them).
 # A script that sets its own EXIT trap must call vm_cleanup from it.
@@ -111,4 +113,11 @@ vm_ivshmem_args() {
 	local id=${2:-shm0} size
 	size=$(stat -c %s "$1")
 	echo "-object memory-backend-file,id=$id,share=on,mem-path=$1,size=$size -device ivshmem-plain,memdev=$id"
+}
+
+# The memory comes from the server (tools/drack-ivshmem-server -S SOCKET),
+# which must be listening when the guest starts; VECTORS at least its -n.
+vm_ivshmem_doorbell_args() {
+	local id=${2:-ivs0} vectors=${3:-1}
+	echo "-chardev socket,path=$1,id=$id -device ivshmem-doorbell,chardev=$id,vectors=$vectors"
 }

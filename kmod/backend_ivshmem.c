@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The ivshmem backend: a pool shared by QEMU VMs through the ivshmem PCI
+ * device (1af4:1110), whose BAR2 is the pool. With ivshmem-doorbell the
+ * ref_queue doorbells are MSI-X interrupts between VMs (our doorbell id
+ * is the IVPosition the server gave us); with ivshmem-plain, an adaptive
+ * timer polls the rings.
+ */
+#include <linux/interrupt.h>
+#include <linux/io.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+#include "device.h"
+#include "pool.h"
+
+#define IVSHMEM_REG_IV_POSITION	0x08
+#define IVSHMEM_REG_DOORBELL	0x0c
+#define IVSHMEM_BAR_REGS	0
+#define IVSHMEM_BAR_SHMEM	2
+
+#define DRACK_ATTACH_RETRY	(HZ / 5)
+
+static bool ivshmem = true;
+module_param(ivshmem, bool, 0444);
+MODULE_PARM_DESC(ivshmem, "Drive QEMU ivshmem devices (1af4:1110) as shared pools");
+
+struct drack_ivshmem {
+	struct pci_dev *pdev;
+	struct drack_pool *pool;
+	void __iomem *regs;
+	void *base;
+	u64 size;
+	u32 ivpos;
+	bool doorbell;			/* MSI-X vectors: ivshmem-doorbell */
+	bool registered;
+	bool warned_blank;
+	struct delayed_work attach;
+	struct drack_poller poller;
+	char name[32];
+};
+
+static struct drack_ivshmem *drack_ivs(struct drack_pool *pool)
+{
+	return pool->backend_priv;
+}
+
+static void drack_ivshmem_kick(struct drack_pool *pool, u32 host)
+{
+	struct drack_ivshmem *ivs = drack_ivs(pool);
+	struct drack_dev *dd;
+	u16 notify;
+
+	rcu_read_lock();
+	dd = rcu_dereference(pool->local[host]);
+	if (dd)
+		drack_dev_kick(dd);
+	rcu_read_unlock();
+	if (dd || !ivs->doorbell || host >= pool->geo.max_hosts)
+		return;
+	/* Written by the peer: any value only rings some VM's doorbell. */
+	notify = le16_to_cpu(READ_ONCE(drack_host_entry(pool, host)->notify));
+	writel((u32)notify << 16, ivs->regs + IVSHMEM_REG_DOORBELL);
+}
+
+static int drack_ivshmem_mmap(struct drack_pool *pool,
+			      struct vm_area_struct *vma)
+{
+	struct drack_ivshmem *ivs = drack_ivs(pool);
+
+	return vm_iomap_memory(vma, pci_resource_start(ivs->pdev,
+						       IVSHMEM_BAR_SHMEM),
+			       ivs->size);
+}
+
+static void drack_ivshmem_release(struct drack_pool *pool)
+{
+}
+
+static u16 drack_ivshmem_notify_id(struct drack_pool *pool)
+{
+	return drack_ivs(pool)->ivpos;
+}
+
+static const struct drack_backend_ops drack_ivshmem_ops = {
+	.name = "ivshmem",
+	.kick = drack_ivshmem_kick,
+	.mmap = drack_ivshmem_mmap,
+	.release = drack_ivshmem_release,
+	.notify_id = drack_ivshmem_notify_id,
+};
+
+static irqreturn_t drack_ivshmem_irq(int irq, void *data)
+{
+	struct drack_ivshmem *ivs = data;
+
+	if (READ_ONCE(ivs->registered))
+		drack_pool_kick_local(ivs->pool, false);
+	return IRQ_HANDLED;
+}
+
+/* Until someone formats the pool, look again every 200 ms. */
+static void drack_ivshmem_attach(struct work_struct *work)
+{
+	struct drack_ivshmem *ivs = container_of(to_delayed_work(work),
+						 struct drack_ivshmem, attach);
+	int err;
+
+	err = drack_pool_attach(ivs->pool, ivs->base, ivs->size,
+				&drack_ivshmem_ops, ivs->name);
+	if (err == -EAGAIN) {
+		if (!ivs->warned_blank)
+			dev_info(&ivs->pdev->dev, "pool not formatted yet: waiting for the fabric manager's host (pool_format=1)\n");
+		ivs->warned_blank = true;
+		schedule_delayed_work(&ivs->attach, DRACK_ATTACH_RETRY);
+		return;
+	}
+	if (err)
+		return;
+	WRITE_ONCE(ivs->registered, true);
+	dev_info(&ivs->pdev->dev, "pool %u: %llu MB, %s, doorbell id %u\n",
+		 ivs->pool->id, ivs->size >> 20,
+		 ivs->doorbell ? "MSI-X doorbells" : "polling", ivs->ivpos);
+	if (!ivs->doorbell)
+		drack_poller_start(&ivs->poller);
+}
+
+static int drack_ivshmem_probe(struct pci_dev *pdev,
+			       const struct pci_device_id *id)
+{
+	struct drack_ivshmem *ivs;
+	int err;
+
+	if (!ivshmem)
+		return -ENODEV;
+	ivs = devm_kzalloc(&pdev->dev, sizeof(*ivs), GFP_KERNEL);
+	if (!ivs)
+		return -ENOMEM;
+	ivs->pool = devm_kzalloc(&pdev->dev, sizeof(*ivs->pool), GFP_KERNEL);
+	if (!ivs->pool)
+		return -ENOMEM;
+	ivs->pdev = pdev;
+	ivs->pool->backend_priv = ivs;
+	snprintf(ivs->name, sizeof(ivs->name), "ivshmem %s", pci_name(pdev));
+	INIT_DELAYED_WORK(&ivs->attach, drack_ivshmem_attach);
+	drack_poller_init(&ivs->poller, ivs->pool);
+
+	err = pcim_enable_device(pdev);
+	if (err)
+		return err;
+	err = pcim_iomap_regions(pdev, BIT(IVSHMEM_BAR_REGS), "drack");
+	if (err)
+		return err;
+	ivs->regs = pcim_iomap_table(pdev)[IVSHMEM_BAR_REGS];
+	ivs->size = pci_resource_len(pdev, IVSHMEM_BAR_SHMEM);
+	if (ivs->size < DRACK_MIN_POOL_SIZE) {
+		dev_err(&pdev->dev, "BAR2 of %llu bytes is too small for a pool\n",
+			ivs->size);
+		return -ENOSPC;
+	}
+	if (!devm_request_mem_region(&pdev->dev,
+				     pci_resource_start(pdev, IVSHMEM_BAR_SHMEM),
+				     ivs->size, "drack pool"))
+		return -EBUSY;
+	/* Plain shared RAM on the QEMU side: cacheable, like any pool. */
+	ivs->base = devm_memremap(&pdev->dev,
+				  pci_resource_start(pdev, IVSHMEM_BAR_SHMEM),
+				  ivs->size, MEMREMAP_WB);
+	if (IS_ERR(ivs->base))
+		return PTR_ERR(ivs->base);
+
+	if (pdev->msix_cap &&
+	    pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX) == 1) {
+		err = devm_request_irq(&pdev->dev, pci_irq_vector(pdev, 0),
+				       drack_ivshmem_irq, 0, "drack-ivshmem",
+				       ivs);
+		if (err) {
+			pci_free_irq_vectors(pdev);
+			return err;
+		}
+		ivs->doorbell = true;
+		ivs->ivpos = readl(ivs->regs + IVSHMEM_REG_IV_POSITION);
+	}
+	pci_set_drvdata(pdev, ivs);
+	schedule_delayed_work(&ivs->attach, 0);
+	return 0;
+}
+
+static void drack_ivshmem_remove(struct pci_dev *pdev)
+{
+	struct drack_ivshmem *ivs = pci_get_drvdata(pdev);
+
+	cancel_delayed_work_sync(&ivs->attach);
+	if (ivs->registered) {
+		/* Hosts on this pool go first, as at module unload. */
+		drack_pool_detach_devices(ivs->pool);
+		drack_pool_unregister(ivs->pool);
+		WRITE_ONCE(ivs->registered, false);
+	}
+	drack_poller_stop(&ivs->poller);
+	if (ivs->doorbell) {
+		devm_free_irq(&pdev->dev, pci_irq_vector(pdev, 0), ivs);
+		pci_free_irq_vectors(pdev);
+	}
+}
+
+static const struct pci_device_id drack_ivshmem_ids[] = {
+	{ PCI_DEVICE(PCI_VENDOR_ID_REDHAT_QUMRANET, 0x1110) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, drack_ivshmem_ids);
+
+static struct pci_driver drack_ivshmem_driver = {
+	.name = "drack-ivshmem",
+	.id_table = drack_ivshmem_ids,
+	.probe = drack_ivshmem_probe,
+	.remove = drack_ivshmem_remove,
+};
+
+int drack_ivshmem_init(void)
+{
+	return pci_register_driver(&drack_ivshmem_driver);
+}
+
+void drack_ivshmem_exit(void)
+{
+	pci_unregister_driver(&drack_ivshmem_driver);
+}
