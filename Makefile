@@ -3,6 +3,7 @@
 # make          drack.ko (against the newest installed 6.1 headers), libdrack, tools
 # make check    install test dependencies, build, run every test in QEMU guests
 # make demo     install dependencies, build, run an emulated rack over rack0
+# make rack-demo  the same across QEMU VMs sharing one pool (tools/drack-rack demo)
 # make bench    rack0 vs veth: iperf3 and sockperf in one guest run
 
 KVER ?= $(shell ls -1 /lib/modules 2>/dev/null | grep '^6\.1\.' | sort -V | tail -n 1)
@@ -15,7 +16,7 @@ USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -I$(CURDIR)/kmod -I$(CURDIR)/lib
 
 export CC CFLAGS USER_CFLAGS
 
-.PHONY: all kmod lib tools tests-bin check check-612 demo bench clean install
+.PHONY: all kmod lib tools tests-bin check check-612 demo rack-demo bench bench-vms clean install
 
 all: kmod lib tools tests-bin
 
@@ -44,8 +45,16 @@ check:
 demo:
 	bash tools/rack-demo.sh
 
+rack-demo:
+	bash tests/install-deps.sh
+	$(MAKE) -s all
+	tools/drack-rack demo
+
 bench:
 	bash tests/bench/bench.sh
+
+bench-vms:
+	bash tests/bench/vm-bench.sh
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install

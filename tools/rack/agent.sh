@@ -74,7 +74,7 @@ link_add() {
 		*"in use"* | *busy* | *"try again"*) ;;
 		*) fail "drackctl link add rack0 pool 0 host $RACK_VM: $out"; return ;;
 		esac
-		[[ $out == "$last" ]] || say "$out: retrying until the host id is free"
+		[[ $out == "$last" ]] || say "link add: ${out#Error: } Retrying until the fabric manager frees host id $RACK_VM"
 		last=$out
 		((SECONDS < deadline)) || { fail "host id $RACK_VM still in use after 600 s"; return; }
 		sleep 1
@@ -184,15 +184,17 @@ export RACK_VM RACK_N RACK_TRANSPORT RACK_IP4 RACK_IP6
 RACK_IP4=$(ip4 "$RACK_VM") RACK_IP6=$(ip6 "$RACK_VM")
 mkdir -p "$CTL"
 say "$(uname -r), $RACK_TRANSPORT transport, VM $RACK_VM of $RACK_N"
-if setup; then
-	if [[ -n $NORACK ]]; then
-		state "ready (no rack: $NORACK)"
-	else
-		state "ready: rack0 host $RACK_VM, $RACK_IP4/24, $RACK_IP6/64"
-	fi
+rc=0
+if ! setup; then
+	rc=1
+elif [[ -n $NORACK ]]; then
+	state "ready (no rack: $NORACK)"
+else
+	state "ready: rack0 host $RACK_VM, $RACK_IP4/24, $RACK_IP6/64"
 fi
 # Commands are served after a failed setup too: for a look around.
 serve
 say "stopping"
 teardown
-state stopped
+((rc)) || state stopped
+exit $rc

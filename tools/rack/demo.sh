@@ -16,7 +16,7 @@ demo_say() { printf '\n== %s\n' "$*"; }
 demo_x() {
 	local vm=$1 rc=0; shift
 	echo "vm$vm# $*"
-	node_exec -t 300 "$vm" "$@" || rc=$?
+	node_exec -t 300 "$vm" "$@" | tee "$STATE/demo/last.out" || rc=$?
 	((rc == 0)) || { echo "(exit status $rc)"; DEMO_FAILED+=("vm$vm: $*"); }
 	return $rc
 }
@@ -28,7 +28,7 @@ demo_end() {
 }
 
 rack_demo() {
-	local i n v4 v6 t0=$SECONDS
+	local i n v4 v6 t0=$SECONDS iperf='' redis=''
 	RACK_DIR_OPT=${RACK_DIR_OPT:-/run/drack-rack-demo}
 	rack_parse_start "$@"
 	rack_need_root
@@ -36,6 +36,7 @@ rack_demo() {
 	# ip4, ip6: the addresses the agents give rack0
 	# shellcheck source=../../tests/net/lib.sh
 	DRACK_LOGDIR=$STATE/demo DRACK_TEST=demo . "$RACK_TOP/tests/net/lib.sh"
+	mkdir -p "$STATE/demo"
 	rack_has_backend || rack_die "kmod/drack.ko has no $(rack_backend_param) parameter: it has no $RACK_TRANSPORT backend yet (make kmod?)"
 	((RACK_N >= 2)) || rack_die "the demo needs 2 VMs or more"
 	rack_need_pkgs iputils-ping iperf3 redis-server redis-tools
@@ -47,7 +48,7 @@ rack_demo() {
 	trap demo_end EXIT
 	rack_start_parsed || { DEMO_FAILED+=("start"); return 1; }
 	for ((i = 0; i < n; i++)); do
-		demo_x "$i" 'drackctl link show dev rack0 && ethtool -i rack0 | head -n 3'
+		demo_x "$i" "drackctl link show dev rack0 && ethtool -i rack0 | grep -E '^(driver|bus-info)'"
 	done
 	demo_x 0 'drackctl pool show 0'
 
@@ -59,11 +60,13 @@ rack_demo() {
 
 	demo_say "iperf3: VM 1 sends to VM 0 for 10 s (TCP over rack0)"
 	demo_x 0 'iperf3 -s -1 -D -p 5201 && sleep 1'
-	demo_x 1 "timeout 90 iperf3 -c $v4 -p 5201 -t 10 -f m | grep -E 'sender|receiver'"
+	demo_x 1 "timeout 90 iperf3 -c $v4 -p 5201 -t 10 -f m | grep -E 'sender|receiver'" &&
+		iperf=$(awk '/receiver/ { print $7, $8 }' "$STATE/demo/last.out")
 
 	demo_say "redis-server on VM 0, redis-benchmark from VM 1"
 	demo_x 0 "redis-server --bind $v4 --port 6390 --save '' --appendonly no --protected-mode no --daemonize yes >/dev/null && sleep 1"
-	demo_x 1 "timeout 180 redis-benchmark -h $v4 -p 6390 -q -n 2000 -t set,get | tr '\r' '\n' | grep 'requests per second'"
+	demo_x 1 "timeout 180 redis-benchmark -h $v4 -p 6390 -q -n 2000 -t set,get | tr '\r' '\n' | grep 'requests per second'" &&
+		redis=$(awk -F'[:,]' '/requests per second/ { printf "%s %s %d/s", sep, $1, $2; sep = "," }' "$STATE/demo/last.out")
 
 	demo_say "rack0 counters (drackctl -s link show; ethtool -S, non-zero)"
 	sleep 1
@@ -72,8 +75,7 @@ rack_demo() {
 		demo_x "$i" "ethtool -S rack0 | awk -F': ' '\$2 != 0' | grep -v '^ *peer'"
 	done
 	demo_say "Sections granted by drack-fmd (VM 0)"
-	grep -c granted "$(node_dir 0)/fmd.log" | sed 's/$/ grants/'
-	grep granted "$(node_dir 0)/fmd.log" | tail -n 4
+	grep granted "$(node_dir 0)/fmd.log" | tail -n 12
 
 	demo_end
 	echo
@@ -81,5 +83,6 @@ rack_demo() {
 		printf 'demo: FAILED: %s\n' "${DEMO_FAILED[@]}"
 		return 1
 	fi
-	echo "demo: ok ($((SECONDS - t0)) s)"
+	echo "demo: ok ($((SECONDS - t0)) s): $n VMs on one $RACK_TRANSPORT pool; iperf3 VM 1 -> VM 0: ${iperf:-?};" \
+		"redis-benchmark${redis:- ?}"
 }

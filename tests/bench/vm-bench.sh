@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# vm-bench.sh: what `make bench-vms` runs. Two VMs (1 vCPU each) joined two
+# ways at once: rack0 over one shared pool (ivshmem; --doorbell for
+# ivshmem-doorbell interrupts) and a virtio-net link over a QEMU socket
+# netdev (the pass-by-value, ToR-style path). iperf3 TCP (1 and 4
+# streams) and sockperf TCP ping-pong latency between the same two VMs,
+# alternating paths, medians of DRACK_BENCH_REPS runs. Prints a table and
+# "BENCH metric=... ratio_rack0_virtio=..." lines.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/vm/lib.sh
+
+SECS=${DRACK_BENCH_SECS:-10} REPS=${DRACK_BENCH_REPS:-3}
+bash tests/install-deps.sh
+make -s kmod tools
+
+share=$(mktemp -d /tmp/drack-vmbench.XXXXXX)
+pool=$(vm_shm_create 64M)
+port=$((20000 + RANDOM % 20000))
+pool_args=$(vm_ivshmem_args "$pool")
+nic() { echo "-netdev socket,id=s1,$1 -device virtio-net-pci,netdev=s1,mac=52:54:00:da:c0:0$2"; }
+timeout=$((REPS * (6 * SECS + 120) + 300))
+for i in 0 1; do
+	how="listen=127.0.0.1:$port"; ((i)) && how="connect=127.0.0.1:$port"
+	vm_start "bench$i" --smp 1 --mem 768 --timeout "$timeout" --share "$share" \
+		--qemu-extra "$pool_args $(nic "$how" "$i")" -- \
+		"bash tests/bench/vm-bench-guest.sh $i $SECS $REPS"
+	((i)) || sleep 2	# the listening side first
+done
+rc=0
+vm_wait_all || rc=$?
+
+python3 - "$share/results.txt" "$REPS" "$SECS" <<'PY'
+import statistics, sys
+vals = {}
+for line in open(sys.argv[1]):
+    m, path, v = line.split()
+    try:
+        vals.setdefault((m, path), []).append(float(v))
+    except ValueError:
+        pass
+print("# two TCG VMs, 1 vCPU each, %s s per run, median of %s runs" % (sys.argv[3], sys.argv[2]))
+rows = []
+for m, unit in (("tcp_1stream", "Gbit/s"), ("tcp_4stream", "Gbit/s"), ("tcp_pingpong_64b_latency", "us")):
+    r = statistics.median(vals.get((m, "rack0"), [float("nan")]))
+    v = statistics.median(vals.get((m, "virtio"), [float("nan")]))
+    ratio = r / v if v else float("nan")
+    print("BENCH metric=%s ratio_rack0_virtio=%.2f" % (m, ratio))
+    rows.append("%-30s %10.3f %10.3f %12.2f" % ("%s (%s)" % (m, unit), r, v, ratio))
+print()
+print("%-30s %10s %10s %12s" % ("metric", "rack0", "virtio-net", "rack0/virtio"))
+print("\n".join(rows))
+PY
+echo
+cat "$share"/vm*-counters.txt 2>/dev/null | sed 's/^/# /'
+rm -rf "$share"
+exit $rc
