@@ -178,6 +178,11 @@ static int drack_ivshmem_probe(struct pci_dev *pdev,
 			pci_free_irq_vectors(pdev);
 			return err;
 		}
+		/*
+		 * An MSI-X message is a memory write by the device: QEMU
+		 * drops it unless Bus Master is enabled.
+		 */
+		pci_set_master(pdev);
 		ivs->doorbell = true;
 		ivs->ivpos = readl(ivs->regs + IVSHMEM_REG_IV_POSITION);
 	}
@@ -201,6 +206,7 @@ static void drack_ivshmem_remove(struct pci_dev *pdev)
 	if (ivs->doorbell) {
 		devm_free_irq(&pdev->dev, pci_irq_vector(pdev, 0), ivs);
 		pci_free_irq_vectors(pdev);
+		pci_clear_master(pdev);
 	}
 }
 

@@ -75,7 +75,7 @@ rack_demo() {
 		demo_x "$i" "ethtool -S rack0 | awk -F': ' '\$2 != 0' | grep -v '^ *peer'"
 	done
 	demo_say "Sections granted by drack-fmd (VM 0)"
-	grep granted "$(node_dir 0)/fmd.log" | tail -n 12
+	grep 'granted Section' "$(node_dir 0)/fmd.log" | tail -n 12
 
 	demo_end
 	echo
