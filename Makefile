@@ -2,8 +2,9 @@
 #
 # make          drack.ko (against the newest installed 6.1 headers), libdrack, tools
 # make check    install test dependencies, build, run every test in QEMU guests
-# make demo     install dependencies, build, run an emulated rack over rack0
-# make rack-demo  the same across QEMU VMs sharing one pool (tools/drack-rack demo)
+# make demo     install dependencies, build, run an emulated rack of QEMU VMs
+#                sharing one pool, apps across rack0 (tools/drack-rack demo)
+# make demo-netns  the same with every host in one guest (ram pool, netns)
 # make bench    rack0 vs veth: iperf3 and sockperf in one guest run
 
 KVER ?= $(shell ls -1 /lib/modules 2>/dev/null | grep '^6\.1\.' | sort -V | tail -n 1)
@@ -16,7 +17,7 @@ USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -I$(CURDIR)/kmod -I$(CURDIR)/lib
 
 export CC CFLAGS USER_CFLAGS
 
-.PHONY: all kmod lib tools tests-bin check check-612 demo rack-demo bench bench-vms clean install
+.PHONY: all kmod lib tools tests-bin check check-612 demo demo-netns bench bench-vms clean install
 
 all: kmod lib tools tests-bin
 
@@ -43,12 +44,12 @@ check:
 	bash tests/run-all.sh
 
 demo:
-	bash tools/rack-demo.sh
-
-rack-demo:
 	bash tests/install-deps.sh
 	$(MAKE) -s all
 	tools/drack-rack demo
+
+demo-netns:
+	bash tools/rack-demo.sh
 
 bench:
 	bash tests/bench/bench.sh

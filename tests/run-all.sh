@@ -7,7 +7,12 @@
 # with exactly one `N passed, N failed` line and exits non-zero on any
 # failure.
 #
-# Env: DRACK_GUEST_TIMEOUT (1500 s), DRACK_TESTS (a subset, e.g. "basic mtu").
+# Then the multi-VM tests (tests/multi/*.sh, several kernels on one shared
+# pool), each on the host, each one KTAP subtest.
+#
+# Env: DRACK_GUEST_TIMEOUT (1500 s), DRACK_TESTS (a subset, e.g. "basic mtu";
+# then no multi-VM test unless DRACK_MULTI names some), DRACK_MULTI (the
+# multi-VM tests, e.g. "rack4"; default all, or none with DRACK_TESTS).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
@@ -47,8 +52,16 @@ main() {
 	else
 		mapfile -t tests <<<"$(bash tests/guest-suite.sh --list)"
 	fi
+	local multi=()
+	if [[ -n ${DRACK_MULTI+set} ]]; then
+		read -r -a multi <<<"$DRACK_MULTI"
+	elif [[ -z ${DRACK_TESTS:-} ]]; then
+		for g in tests/multi/*.sh; do
+			[[ $g == */lib.sh ]] || multi+=("$(basename "$g" .sh)")
+		done
+	fi
 	echo "KTAP version 1"
-	echo "1..$((4 + ${#tests[@]}))"
+	echo "1..$((4 + ${#tests[@]} + ${#multi[@]}))"
 
 	step install_deps bash tests/install-deps.sh
 	step build make || build=1
@@ -88,6 +101,18 @@ main() {
 			result 0 guest_vm
 		fi
 	fi
+	for g in "${multi[@]}"; do
+		if ((build)); then
+			result 1 "$g" "not run: the build failed"
+			continue
+		fi
+		echo "# --- multi-VM: tests/multi/$g.sh"
+		local mt0=$SECONDS
+		rc=0
+		timeout 1200 bash "tests/multi/$g.sh" </dev/null 2>&1 | sed -u 's/^/    /' || rc=${PIPESTATUS[0]}
+		echo "# $g: rc $rc, $((SECONDS - mt0)) s"
+		result "$rc" "$g" "tests/multi/$g.sh failed (rc $rc)"
+	done
 	echo "# run-all: $((SECONDS - t0)) s"
 }
 

@@ -16,6 +16,8 @@ for _ in $(seq 100); do tools/drackctl link add rack0 pool 0 host "$id" 2>/dev/n
 ip addr add "198.18.0.$((id + 1))/24" dev rack0
 ip link set rack0 up
 # The virtio-net NIC on the socket netdev: the one with our test MAC.
+modprobe virtio_net 2>/dev/null
+for _ in $(seq 50); do grep -qs "52:54:00:da:c0:0$id" /sys/class/net/*/address && break; sleep 0.2; done
 nic=$(grep -l "52:54:00:da:c0:0$id" /sys/class/net/*/address | head -n 1 | cut -d/ -f5)
 [[ -n $nic ]] || { echo "no virtio-net test NIC"; ls /sys/class/net; exit 1; }
 ip addr add "10.99.0.$((id + 1))/24" dev "$nic"
