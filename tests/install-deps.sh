@@ -14,6 +14,7 @@ pkgs=(
 	qemu-system-x86 busybox-static kmod cpio gzip xz-utils zstd
 	iproute2 iputils-ping iperf3 sockperf redis-server redis-tools ethtool curl
 	libnl-3-dev libnl-genl-3-dev pkg-config python3 procps psmisc
+	ndctl daxctl
 )
 
 installed() {
@@ -84,6 +85,13 @@ if ! compgen -G '/usr/src/linux-headers-6.12.*+deb12-amd64' >/dev/null; then
 	[[ -n $h612 ]] || { log "no linux-headers-6.12.*+deb12-amd64 package found"; exit 1; }
 	missing+=("$h612")
 fi
+# Its image too: the multi-VM CXL test boots 6.12 guests.
+k612=${h612#linux-headers-}
+if [[ -z $k612 ]]; then
+	k612=$(cd /usr/src && ls -d linux-headers-6.12.*+deb12-amd64 | sort -V | tail -n 1)
+	k612=${k612#linux-headers-}
+fi
+[[ -e /boot/vmlinuz-$k612 ]] || installed "linux-image-$k612" || missing+=("linux-image-$k612")
 
 if ((${#missing[@]})); then
 	((EUID == 0)) || { log "missing packages, run as root: ${missing[*]}"; exit 1; }

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # vm-bench.sh: what `make bench-vms` runs. Two VMs (1 vCPU each) joined two
-# ways at once: rack0 over one shared pool (ivshmem; --doorbell for
-# ivshmem-doorbell interrupts) and a virtio-net link over a QEMU socket
+# ways at once: rack0 over one shared pool (ivshmem-doorbell: MSI-X
+# doorbells through drack-ivshmem-server; DRACK_BENCH_TRANSPORT=ivshmem for
+# ivshmem-plain and polling) and a virtio-net link over a QEMU socket
 # netdev (the pass-by-value, ToR-style path). iperf3 TCP (1 and 4
 # streams) and sockperf TCP ping-pong latency between the same two VMs,
 # alternating paths, medians of DRACK_BENCH_REPS runs. Prints a table and
@@ -17,9 +18,18 @@ bash tests/install-deps.sh
 make -s kmod tools
 
 share=$(mktemp -d /tmp/drack-vmbench.XXXXXX)
-pool=$(vm_shm_create 64M)
 port=$((20000 + RANDOM % 20000))
-pool_args=$(vm_ivshmem_args "$pool")
+if [[ ${DRACK_BENCH_TRANSPORT:-doorbell} == doorbell ]]; then
+	sock=$share/ivshmem.sock
+	tools/drack-ivshmem-server -S "$sock" -m "$share/pool" -l 64M -n 1 2>"$share/server.log" &
+	server=$!
+	trap 'kill $server 2>/dev/null; vm_cleanup' EXIT
+	for _ in $(seq 50); do [[ -S $sock ]] && break; sleep 0.1; done
+	pool_args=$(vm_ivshmem_doorbell_args "$sock")
+else
+	pool_args=$(vm_ivshmem_args "$(vm_shm_create 64M)")
+fi
+echo "# rack0 transport: ${DRACK_BENCH_TRANSPORT:-doorbell}"
 nic() { echo "-netdev socket,id=s1,$1 -device virtio-net-pci,netdev=s1,mac=52:54:00:da:c0:0$2"; }
 timeout=$((REPS * (6 * SECS + 120) + 300))
 for i in 0 1; do
