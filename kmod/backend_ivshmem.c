@@ -48,15 +48,10 @@ static struct drack_ivshmem *drack_ivs(struct drack_pool *pool)
 static void drack_ivshmem_kick(struct drack_pool *pool, u32 host)
 {
 	struct drack_ivshmem *ivs = drack_ivs(pool);
-	struct drack_dev *dd;
 	u16 notify;
 
-	rcu_read_lock();
-	dd = rcu_dereference(pool->local[host]);
-	if (dd)
-		drack_dev_kick(dd);
-	rcu_read_unlock();
-	if (dd || !ivs->doorbell || host >= pool->geo.max_hosts)
+	if (drack_pool_kick_here(pool, host) || !ivs->doorbell ||
+	    host >= pool->geo.max_hosts)
 		return;
 	/* Written by the peer: any value only rings some VM's doorbell. */
 	notify = le16_to_cpu(READ_ONCE(drack_host_entry(pool, host)->notify));

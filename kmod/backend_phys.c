@@ -31,13 +31,7 @@ static struct drack_phys *drack_phys;
 
 static void drack_phys_kick(struct drack_pool *pool, u32 host)
 {
-	struct drack_dev *dd;
-
-	rcu_read_lock();
-	dd = rcu_dereference(pool->local[host]);
-	if (dd)
-		drack_dev_kick(dd);
-	rcu_read_unlock();
+	drack_pool_kick_here(pool, host);
 	/* Other kernels poll. */
 }
 

@@ -26,13 +26,7 @@ static struct drack_pool *drack_ram_pool;
 
 static void drack_ram_kick(struct drack_pool *pool, u32 host)
 {
-	struct drack_dev *dd;
-
-	rcu_read_lock();
-	dd = rcu_dereference(pool->local[host]);
-	if (dd)
-		drack_dev_kick(dd);
-	rcu_read_unlock();
+	drack_pool_kick_here(pool, host);
 }
 
 static int drack_ram_mmap(struct drack_pool *pool, struct vm_area_struct *vma)

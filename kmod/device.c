@@ -572,9 +572,8 @@ static void drack_dev_leave(struct drack_dev *dd)
 {
 	struct drack_pool *pool = dd->pool;
 	struct drack_host_entry *e = drack_dev_entry(dd);
-	struct drack_section_entry *se;
-	u32 s, lent;
 	bool fenced;
+	u32 lent;
 
 	WRITE_ONCE(dd->leaving, true);
 	WRITE_ONCE(dd->stalled, false);
@@ -600,20 +599,10 @@ static void drack_dev_leave(struct drack_dev *dd)
 	rcu_assign_pointer(pool->local[dd->host], NULL);
 	drack_alloc_release(&dd->alloc);
 	/* Granted Sections, including grants never picked up, go back. */
-	for (s = pool->geo.meta_sections; !fenced &&
-	     s < pool->geo.section_count; s++) {
-		if (drack_section_owner(pool, s) != dd->host)
-			continue;
-		se = drack_section_entry(pool, s);
-		se->generation = cpu_to_le32(le32_to_cpu(se->generation) + 1);
-		se->flags = 0;
-		smp_wmb(); /* a new owner sees a clean entry */
-		WRITE_ONCE(se->owner, cpu_to_le16(DRACK_SECTION_FREE));
-		drack_nl_section_notify(pool, s, DRACK_SECTION_FREE,
-					READ_ONCE(se->buf_class));
-	}
-	if (!fenced)
+	if (!fenced) {
+		drack_pool_free_host_sections(pool, dd->host);
 		WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_FREE));
+	}
 	mutex_unlock(&pool->lock);
 
 	synchronize_rcu();	/* no heartbeat or doorbell still sees us */

@@ -92,54 +92,43 @@ out:
 	return err;
 }
 
-int drack_nl_section_revoke_doit(struct sk_buff *skb, struct genl_info *info)
+typedef int (*drack_nl_pool_op_t)(struct drack_pool *pool, u32 id,
+				  struct netlink_ext_ack *extack);
+
+/* An FM command on one Section or host id of the request's pool. */
+static int drack_nl_fm_op(struct genl_info *info, int type,
+			  drack_nl_pool_op_t op)
 {
 	struct drack_pool *pool;
 	int err;
 
-	if (DRACK_NL_NEED_SECTION(info))
-		return -EINVAL;
 	mutex_lock(&drack_pools_lock);
 	pool = drack_nl_fm_pool(info);
 	err = IS_ERR(pool) ? PTR_ERR(pool) :
-	      drack_pool_revoke(pool,
-				nla_get_u32(info->attrs[DRACK_A_SECTION_ID]),
-				info->extack);
+	      op(pool, nla_get_u32(info->attrs[type]), info->extack);
 	mutex_unlock(&drack_pools_lock);
 	return err;
+}
+
+int drack_nl_section_revoke_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	if (DRACK_NL_NEED_SECTION(info))
+		return -EINVAL;
+	return drack_nl_fm_op(info, DRACK_A_SECTION_ID, drack_pool_revoke);
 }
 
 int drack_nl_host_fence_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct drack_pool *pool;
-	int err;
-
 	if (DRACK_NL_NEED_HOST(info))
 		return -EINVAL;
-	mutex_lock(&drack_pools_lock);
-	pool = drack_nl_fm_pool(info);
-	err = IS_ERR(pool) ? PTR_ERR(pool) :
-	      drack_pool_fence(pool, nla_get_u32(info->attrs[DRACK_A_HOST_ID]),
-			       info->extack);
-	mutex_unlock(&drack_pools_lock);
-	return err;
+	return drack_nl_fm_op(info, DRACK_A_HOST_ID, drack_pool_fence);
 }
 
 int drack_nl_host_reclaim_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct drack_pool *pool;
-	int err;
-
 	if (DRACK_NL_NEED_HOST(info))
 		return -EINVAL;
-	mutex_lock(&drack_pools_lock);
-	pool = drack_nl_fm_pool(info);
-	err = IS_ERR(pool) ? PTR_ERR(pool) :
-	      drack_pool_reclaim(pool,
-				 nla_get_u32(info->attrs[DRACK_A_HOST_ID]),
-				 info->extack);
-	mutex_unlock(&drack_pools_lock);
-	return err;
+	return drack_nl_fm_op(info, DRACK_A_HOST_ID, drack_pool_reclaim);
 }
 
 int drack_nl_pool_format_doit(struct sk_buff *skb, struct genl_info *info)

@@ -404,11 +404,31 @@ int drack_pool_fence(struct drack_pool *pool, u32 host,
 	return 0;
 }
 
+u32 drack_pool_free_host_sections(struct drack_pool *pool, u32 host)
+{
+	struct drack_section_entry *se;
+	u32 s, n = 0;
+
+	lockdep_assert_held(&pool->lock);
+	for (s = pool->geo.meta_sections; s < pool->geo.section_count; s++) {
+		if (drack_section_owner(pool, s) != host)
+			continue;
+		se = drack_section_entry(pool, s);
+		se->generation = cpu_to_le32(le32_to_cpu(se->generation) + 1);
+		se->flags = 0;
+		smp_wmb(); /* a new owner sees a clean entry */
+		WRITE_ONCE(se->owner, cpu_to_le16(DRACK_SECTION_FREE));
+		drack_nl_section_notify(pool, s, DRACK_SECTION_FREE,
+					READ_ONCE(se->buf_class));
+		n++;
+	}
+	return n;
+}
+
 int drack_pool_reclaim(struct drack_pool *pool, u32 host,
 		       struct netlink_ext_ack *extack)
 {
-	struct drack_section_entry *se;
-	u32 h, s, state, n = 0;
+	u32 h, state, n = 0;
 	int err = 0;
 
 	mutex_lock(&pool->lock);
@@ -434,18 +454,7 @@ int drack_pool_reclaim(struct drack_pool *pool, u32 host,
 			goto out;
 		}
 	}
-	for (s = pool->geo.meta_sections; s < pool->geo.section_count; s++) {
-		if (drack_section_owner(pool, s) != host)
-			continue;
-		se = drack_section_entry(pool, s);
-		se->generation = cpu_to_le32(le32_to_cpu(se->generation) + 1);
-		se->flags = 0;
-		smp_wmb(); /* a new owner sees a clean entry */
-		WRITE_ONCE(se->owner, cpu_to_le16(DRACK_SECTION_FREE));
-		drack_nl_section_notify(pool, s, DRACK_SECTION_FREE,
-					READ_ONCE(se->buf_class));
-		n++;
-	}
+	n = drack_pool_free_host_sections(pool, host);
 	WRITE_ONCE(drack_host_entry(pool, host)->state,
 		   cpu_to_le32(DRACK_HOST_FREE));
 out:
@@ -525,6 +534,18 @@ void drack_pool_detach_devices(struct drack_pool *pool)
 	}
 	unregister_netdevice_many(&list);
 	rtnl_unlock();
+}
+
+bool drack_pool_kick_here(struct drack_pool *pool, u32 host)
+{
+	struct drack_dev *dd;
+
+	rcu_read_lock();
+	dd = rcu_dereference(pool->local[host]);
+	if (dd)
+		drack_dev_kick(dd);
+	rcu_read_unlock();
+	return dd;
 }
 
 bool drack_pool_kick_local(struct drack_pool *pool, bool only_pending)

@@ -127,6 +127,8 @@ int drack_pool_revoke(struct drack_pool *pool, u32 section,
 /* Declare @host dead; live hosts then let go of its Buffers. */
 int drack_pool_fence(struct drack_pool *pool, u32 host,
 		     struct netlink_ext_ack *extack);
+/* Every Section of @host back to free (pool->lock held); how many. */
+u32 drack_pool_free_host_sections(struct drack_pool *pool, u32 host);
 /* Free a fenced host's Sections and slot once no live host needs them. */
 int drack_pool_reclaim(struct drack_pool *pool, u32 host,
 		       struct netlink_ext_ack *extack);
@@ -136,6 +138,9 @@ u64 drack_pool_fm_epoch(struct drack_pool *pool);
 
 /* Hosts of this kernel on @pool go away (device removal). */
 void drack_pool_detach_devices(struct drack_pool *pool);
+
+/* Doorbell for @host if it lives in this kernel; false if it does not. */
+bool drack_pool_kick_here(struct drack_pool *pool, u32 host);
 
 /*
  * Kick the local hosts of @pool (doorbell interrupt or poll, hard irq
