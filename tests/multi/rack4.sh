@@ -9,7 +9,7 @@
 #   VM3 198.18.0.4 --+
 #
 # all-to-all ping (IPv4 and IPv6: ARP and ND between kernels), iperf3
-# between every VM and the next, then VM 3's QEMU is killed while it
+# all-to-all (12 flows at once), then VM 3's QEMU is killed while it
 # sends to VM 0 and VM 1 sends to VM 2: the others keep talking, the FM
 # fences host 3 and takes its Sections back once VM 0-2 let go of it,
 # their Buffers come home; VM 3 boots again and rejoins; finally VM 2
@@ -51,24 +51,38 @@ neigh() {
 }
 ktap_check arp_nd_across_kernels neigh
 
-for i in 0 1 2 3; do xq "$i" "iperf3 -s -D"; done
+# One iperf3 server per source on every VM: port 5201 + source VM.
+for i in 0 1 2 3; do
+	xq "$i" "for p in 5201 5202 5203 5204; do iperf3 -s -D -p \$p; done"
+done
 # iperf3 FROM TO SECS: Mbit/s received, or nothing
 iperf() {
-	x "$1" "iperf3 -c $(ip4 "$2") -t $3 -J" 2>/dev/null | python3 -c '
+	x "$1" "iperf3 -c $(ip4 "$2") -p $((5201 + $1)) -t $3 -J" 2>/dev/null | python3 -c '
 import json, sys
 print("%.0f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e6))' 2>/dev/null
 }
-ring() {
-	local i pids=() bad=0
-	for i in 0 1 2 3; do iperf "$i" $(((i + 1) % 4)) 5 >"$LOGDIR/ring$i" & pids+=($!); done
+# Every VM sends to every other one at once: 12 flows through one pool.
+all_to_all() {
+	local i j pids=() bad=0 line=
+	for i in 0 1 2 3; do
+		for j in 0 1 2 3; do
+			((i == j)) && continue
+			iperf "$i" "$j" 5 >"$LOGDIR/flow$i$j" &
+			pids+=($!)
+		done
+	done
 	wait "${pids[@]}"
 	for i in 0 1 2 3; do
-		echo "VM $i -> VM $(((i + 1) % 4)): $(cat "$LOGDIR/ring$i") Mbit/s"
-		[[ -s $LOGDIR/ring$i ]] || bad=1
+		for j in 0 1 2 3; do
+			((i == j)) && continue
+			[[ -s $LOGDIR/flow$i$j ]] || { echo "iperf3 VM $i -> VM $j failed"; bad=1; }
+			line+="$i>$j $(cat "$LOGDIR/flow$i$j") "
+		done
 	done
+	echo "Mbit/s: $line"
 	return $bad
 }
-ktap_check iperf3_ring ring && diag "$(tr '\n' ';' <"$LOGDIR/check.out")"
+ktap_check iperf3_all_to_all all_to_all && diag "$(cat "$LOGDIR/check.out")"
 
 # ---- VM 3 dies in the middle of a transfer ---------------------------------
 
