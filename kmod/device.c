@@ -378,10 +378,10 @@ static void drack_dev_init_rings(struct drack_dev *dd)
 }
 
 /*
- * Take our host slot: reset the rings we consume, withdraw what a previous
- * incarnation left in peers' rings, then show up. After a fence, peers
- * forgot what they had lent us, so our pending returns are withdrawn too.
- * pool->lock held.
+ * Set up the host slot we claimed (state JOINING): reset the rings we
+ * consume, withdraw what a previous incarnation left in peers' rings, then
+ * show up. After a fence, peers forgot what they had lent us, so our
+ * pending returns are withdrawn too. pool->lock held.
  */
 static void drack_dev_reset_entry(struct drack_dev *dd, bool after_fence)
 {
@@ -456,7 +456,7 @@ static void drack_dev_fence_work(struct work_struct *work)
 		return;
 
 	mutex_lock(&pool->lock);
-	if (drack_host_state(pool, dd->host) == DRACK_HOST_FREE) {
+	if (drack_host_claim(pool, dd->host)) {
 		drack_dev_reset_entry(dd, true);
 		rejoined = true;
 	}
@@ -507,8 +507,8 @@ static int drack_dev_join(struct drack_dev *dd, struct drack_pool *pool,
 	mutex_lock(&pool->lock);
 	if (host == DRACK_ANY_HOST) {
 		for (host = 0; host < pool->geo.max_hosts; host++)
-			if (drack_host_state(pool, host) == DRACK_HOST_FREE &&
-			    !rcu_access_pointer(pool->local[host]))
+			if (!rcu_access_pointer(pool->local[host]) &&
+			    drack_host_claim(pool, host))
 				break;
 		if (host == pool->geo.max_hosts) {
 			NL_SET_ERR_MSG(extack, "pool has no free host id");
@@ -519,8 +519,8 @@ static int drack_dev_join(struct drack_dev *dd, struct drack_pool *pool,
 		NL_SET_ERR_MSG(extack, "host id out of range for this pool");
 		err = -EINVAL;
 		goto unlock;
-	} else if (drack_host_state(pool, host) != DRACK_HOST_FREE ||
-		   rcu_access_pointer(pool->local[host])) {
+	} else if (rcu_access_pointer(pool->local[host]) ||
+		   !drack_host_claim(pool, host)) {
 		NL_SET_ERR_MSG(extack, "host id is in use");
 		err = -EBUSY;
 		goto unlock;
@@ -530,8 +530,11 @@ static int drack_dev_join(struct drack_dev *dd, struct drack_pool *pool,
 	dd->host = host;
 	dd->nhosts = pool->geo.max_hosts;
 	err = drack_alloc_init(&dd->alloc, pool, host);
-	if (err)
+	if (err) {
+		WRITE_ONCE(drack_host_entry(pool, host)->state,
+			   cpu_to_le32(DRACK_HOST_FREE));
 		goto unlock;
+	}
 	drack_dev_init_rings(dd);
 	drack_host_mac(mac, pool->id, host);
 	eth_hw_addr_set(dd->ndev, mac);

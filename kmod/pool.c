@@ -372,16 +372,21 @@ int drack_pool_fence(struct drack_pool *pool, u32 host,
 {
 	struct drack_host_entry *e;
 	int err = 0;
+	u32 state;
 
 	mutex_lock(&pool->lock);
-	switch (host < pool->geo.max_hosts ? drack_host_state(pool, host) :
-					     DRACK_HOST_NR_STATES) {
+again:
+	state = host < pool->geo.max_hosts ? drack_host_state(pool, host) :
+					     DRACK_HOST_NR_STATES;
+	switch (state) {
 	case DRACK_HOST_JOINING:
 	case DRACK_HOST_UP:
 	case DRACK_HOST_LEAVING:
+		/* The host (in another kernel) may be changing it too. */
+		if (!drack_host_cmpxchg(pool, host, state, DRACK_HOST_DEAD))
+			goto again;
 		e = drack_host_entry(pool, host);
 		WRITE_ONCE(e->flags, 0);
-		WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_DEAD));
 		break;
 	case DRACK_HOST_FREE:
 		NL_SET_ERR_MSG(extack, "host slot is free");

@@ -93,6 +93,27 @@ static inline u32 drack_host_state(struct drack_pool *pool, u32 host)
 	return le32_to_cpu(READ_ONCE(drack_host_entry(pool, host)->state));
 }
 
+/*
+ * Move host @host's slot from @old to @new state. Other kernels share the
+ * host table, so a slot is claimed (and a host fenced) by compare and
+ * exchange, never by a check followed by a store.
+ */
+static inline bool drack_host_cmpxchg(struct drack_pool *pool, u32 host,
+				      u32 old, u32 new)
+{
+	u32 *state = (__force u32 *)&drack_host_entry(pool, host)->state;
+	u32 o = (__force u32)cpu_to_le32(old);
+
+	return cmpxchg(state, o, (__force u32)cpu_to_le32(new)) == o;
+}
+
+/* Claim a free slot for a join. */
+static inline bool drack_host_claim(struct drack_pool *pool, u32 host)
+{
+	return drack_host_cmpxchg(pool, host, DRACK_HOST_FREE,
+				  DRACK_HOST_JOINING);
+}
+
 static inline u32 drack_host_flags(struct drack_pool *pool, u32 host)
 {
 	return le32_to_cpu(READ_ONCE(drack_host_entry(pool, host)->flags));
