@@ -17,16 +17,20 @@
 # Sections back once h0 and h1 have let go of it; h0 gets back the Buffers
 # h2 never returned; h1's iperf3 keeps going. When h2 resumes, it finds
 # itself fenced, drops its old Buffers and rejoins under the same id.
+# leave: with no FM, h2 hangs again while h0 pings it; h0's Buffers pile
+# up in h2's ring. Deleting h2's rack0 must hand them back to h0.
 #
 # What breaks it: no revoke, or a revoked Section never given back
 # (reclaim_*), a hung host never fenced or its Sections kept (fenced,
 # sections_back), live hosts that keep its references or lose their own
 # Buffers lent to it (released, buffers_home), traffic among the others
 # disturbed (others_iperf), a fenced host that writes to the pool or
-# never rejoins (rejoin), leaks at rmmod (teardown, dmesg_clean).
+# never rejoins (rejoin), a host leaving without handing back the
+# references queued to it (leave_hands_back), leaks at rmmod (teardown,
+# dmesg_clean).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 15
+ktap_plan 17
 
 DRACKCTL=$DRACK_TOP/tools/drackctl
 FMD_LOG=$DRACK_LOGDIR/fmd.log
@@ -163,5 +167,24 @@ else
 	ktap_fail rejoin "h2 state $(host_field 2 state)" "$(dmesg | grep -a rack0 | tail -n 5)"
 fi
 ktap_check rejoin_pings ping_ok h2 "$(ip4 1)"
+
+# ---- a host leaves with references queued to it -----------------------------
+
+# No FM from here on: nobody fences h2 while it hangs.
+kill "$DRACK_FMD_PID" 2>/dev/null
+wait "$DRACK_FMD_PID" 2>/dev/null
+DRACK_FMD_PID=
+in_ns h2 ethtool --set-priv-flags rack0 stall on
+in_ns h0 ping -q -c 40 -i 0.02 -W 1 "$(ip4 2)" >/dev/null 2>&1
+queued=$(drack_stat h0 buf2k_inflight)
+if ((queued > 0)); then
+	ktap_ok queued_to_hung_host
+	diag "h0 has $queued Buffers queued to the hung h2"
+else
+	ktap_fail queued_to_hung_host "h0 buf2k_inflight $queued" "$(drack_dump_stats)"
+fi
+# Leaving must hand back what peers queued to it, hung or not.
+drack_del_host h2
+ktap_check leave_hands_back drack_check_buffers_home h0 h1
 
 drack_finish
