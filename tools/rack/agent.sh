@@ -4,8 +4,9 @@
 # The agent of one VM of an emulated rack (drack-rack), run by
 # tests/vm/run-guest.sh as the guest's only command. It reads its settings
 # from /hostout/agent.conf, loads drack.ko on the shared pool, creates rack0
-# (host id = VM number), VM 0 runs drack-fmd, then it serves commands until
-# told to stop, and the guest powers off.
+# (host id = VM number), VM 0 runs drack-fmd; with drack-rack --nic core it
+# also sets up the VM's NIC on the core network (nic_setup). Then it serves
+# commands until told to stop, and the guest powers off.
 #
 # Command channel, in /hostout/ctl (the host's STATEDIR/vmI/ctl, 9p):
 #   ID.cmd   a shell command line (written by the host; renamed ID.run here)
@@ -121,6 +122,38 @@ setup() {
 		ip link set rack0 up || fail "addresses or link up on rack0"
 }
 
+# ---- the core NIC (drack-rack --nic core) -------------------------------------
+
+# Sets RACK_CORE_DEV: the interface with MAC RACK_CORE_MAC.
+core_dev() {
+	local f
+	for f in /sys/class/net/*/address; do
+		[[ -e $f && $(<"$f") == "$RACK_CORE_MAC" ]] || continue
+		f=${f%/address} && RACK_CORE_DEV=${f##*/}
+		return 0
+	done
+	return 1
+}
+
+# The VM's "physical NIC" on the core network shared by every rack:
+# RACK_CORE_IP4/16 (10.200.RACK.VM+1), egress capped by tbf at RACK_NIC_RATE.
+nic_setup() {
+	[[ ${RACK_NIC:-none} == core ]] || return 0
+	state "setup: core NIC $RACK_CORE_MAC"
+	modprobe virtio_net || fail "modprobe virtio_net" || return
+	wait_for 30 core_dev || fail "no interface with MAC $RACK_CORE_MAC (the core NIC) after 30 s" || return
+	# IPv4 only: no DAD or router solicitations on the shared segment.
+	sysctl -qw "net.ipv6.conf.$RACK_CORE_DEV.disable_ipv6=1"
+	ip addr add "$RACK_CORE_IP4/16" dev "$RACK_CORE_DEV" && ip link set "$RACK_CORE_DEV" up ||
+		fail "address or link up on $RACK_CORE_DEV" || return
+	if [[ $RACK_NIC_RATE != none ]]; then
+		modprobe sch_tbf
+		tc qdisc replace dev "$RACK_CORE_DEV" root tbf rate "$RACK_NIC_RATE" burst "$RACK_CORE_BURST" latency 50ms ||
+			fail "tc qdisc replace dev $RACK_CORE_DEV root tbf rate $RACK_NIC_RATE burst $RACK_CORE_BURST latency 50ms" || return
+	fi
+	say "core NIC $RACK_CORE_DEV ($RACK_CORE_MAC): $RACK_CORE_IP4/16, egress $RACK_NIC_RATE"
+}
+
 teardown() {
 	local id
 	for id in "${!JOBS[@]}"; do kill -TERM -- -"${JOBS[$id]}" 2>/dev/null; done
@@ -184,17 +217,23 @@ serve() {
 	done
 }
 
-export RACK_VM RACK_N RACK_TRANSPORT RACK_IP4 RACK_IP6
+export RACK_VM RACK_N RACK_TRANSPORT RACK_IP4 RACK_IP6 RACK_ID RACK_CORE_DEV RACK_CORE_MAC RACK_CORE_IP4
 RACK_IP4=$(ip4 "$RACK_VM") RACK_IP6=$(ip6 "$RACK_VM")
+: "${RACK_ID:=0}" "${RACK_NIC:=none}" "${RACK_CORE_MAC:=}" "${RACK_CORE_IP4:=}"
+RACK_CORE_DEV=
 mkdir -p "$CTL"
 say "$(uname -r), $RACK_TRANSPORT transport, VM $RACK_VM of $RACK_N"
 rc=0
-if ! setup; then
+nic=
+if ! setup || ! nic_setup; then
 	rc=1
-elif [[ -n $NORACK ]]; then
-	state "ready (no rack: $NORACK)"
 else
-	state "ready: rack0 host $RACK_VM, $RACK_IP4/24, $RACK_IP6/64"
+	[[ -z $RACK_CORE_DEV ]] || nic=", core NIC $RACK_CORE_DEV $RACK_CORE_IP4/16"
+	if [[ -n $NORACK ]]; then
+		state "ready (no rack: $NORACK)$nic"
+	else
+		state "ready: rack0 host $RACK_VM, $RACK_IP4/24, $RACK_IP6/64$nic"
+	fi
 fi
 # Commands are served after a failed setup too: for a look around.
 serve

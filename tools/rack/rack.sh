@@ -7,6 +7,8 @@
 RACK_N=2 RACK_TRANSPORT=ivshmem RACK_POOL='' RACK_POOL_SIZE='' RACK_SMP=1 RACK_MEM=768
 RACK_KVER='' RACK_TIMEOUT=0 RACK_DEAD_TIMEOUT=5000 RACK_PARAMS='' RACK_STARTED=''
 RACK_BOOT_TIMEOUT=900
+# The core network (--nic core): rack id, NIC mode, egress cap, mcast group.
+RACK_ID=0 RACK_NIC=none RACK_NIC_RATE=100mbit RACK_CORE=$CORE_DEFAULT
 
 # rack_parse_start ARGS...: the options of start (and demo)
 rack_parse_start() {
@@ -25,6 +27,10 @@ rack_parse_start() {
 		--dead-timeout) RACK_DEAD_TIMEOUT=$2 ;;
 		--params) RACK_PARAMS=$2 ;;
 		--boot-timeout) RACK_BOOT_TIMEOUT=$2 ;;
+		--rack) RACK_ID=$2 ;;
+		--nic) RACK_NIC=$2 ;;
+		--nic-rate) RACK_NIC_RATE=$2 ;;
+		--core) RACK_CORE=$2 ;;
 		*) rack_die "unknown option $1 (drack-rack help)" ;;
 		esac
 		shift 2
@@ -38,6 +44,7 @@ rack_parse_start() {
 	[[ $RACK_N =~ ^[0-9]+$ ]] && ((RACK_N >= 1 && RACK_N <= 64)) || rack_die "-n: 1 to 64 VMs"
 	[[ $RACK_SMP =~ ^[1-9][0-9]*$ && $RACK_MEM =~ ^[1-9][0-9]*$ ]] || rack_die "--smp and --mem take numbers"
 	[[ $RACK_TIMEOUT =~ ^[0-9]+$ && $RACK_DEAD_TIMEOUT =~ ^[0-9]+$ ]] || rack_die "--timeout and --dead-timeout take numbers"
+	core_parse
 }
 
 # Which parameter the transport's backend needs in drack.ko.
@@ -67,6 +74,7 @@ rack_start_parsed() {
 		[[ -e $RACK_TOP/$f ]] || rack_die "no $f: run make first"
 	done
 	rack_need_pkgs qemu-system-x86 iproute2 ethtool kmod util-linux
+	core_check_free
 	[[ $RACK_TRANSPORT != cxl ]] || rack_need_pkgs ndctl daxctl
 	rack_has_backend ||
 		rack_log "warning: kmod/drack.ko has no $(rack_backend_param) parameter (no $RACK_TRANSPORT backend): the VMs boot without rack0"
@@ -76,6 +84,7 @@ rack_start_parsed() {
 	rack_save_conf
 	[[ $RACK_TRANSPORT != doorbell ]] || server_start
 	rack_log "booting $RACK_N VMs ($RACK_TRANSPORT transport, $RACK_POOL_SIZE pool $RACK_POOL, state in $STATE)"
+	[[ $RACK_NIC != core ]] || rack_log "rack $RACK_ID on the core network $RACK_CORE: $(core_ip "$RACK_ID" 0)/16 and up, $RACK_NIC_RATE per NIC"
 	for ((i = 0; i < RACK_N; i++)); do
 		node_launch "$i"
 	done
@@ -133,6 +142,8 @@ rack_status() {
 	rack_load_conf
 	for ((i = 0; i < RACK_N; i++)); do node_running "$i" && up=$((up + 1)); done
 	echo "rack: $up of $RACK_N VMs up, $RACK_TRANSPORT, pool $RACK_POOL ($RACK_POOL_SIZE), since $RACK_STARTED, state in $STATE"
+	[[ $RACK_NIC != core ]] ||
+		echo "core network: $RACK_CORE (UDP multicast on the host's loopback), rack $RACK_ID, NICs $(core_ip "$RACK_ID" 0)/16 and up, egress $RACK_NIC_RATE"
 	if [[ $RACK_TRANSPORT == doorbell ]]; then
 		pid_alive "$(cat "$STATE/server.pid" 2>/dev/null)" drack-ivshmem-server &&
 			echo "doorbell server: running" || echo "doorbell server: NOT running"
@@ -141,9 +152,16 @@ rack_status() {
 		s=$(node_state "$i")
 		node_running "$i" || { echo "vm$i: down (last state: $s)"; continue; }
 		echo "vm$i: up, $s"
-		[[ $s == "ready: "* ]] || continue
-		node_exec -t 30 "$i" 'drackctl link show dev rack0; ip -br addr show dev rack0' | sed 's/^/    /'
-		((i == 0)) && node_exec -t 30 0 'drackctl host show pool 0' | sed 's/^/    /'
+		[[ $s == ready* ]] || continue
+		if [[ $s == "ready: "* ]]; then
+			node_exec -t 30 "$i" 'drackctl link show dev rack0; ip -br addr show dev rack0' | sed 's/^/    /'
+			((i == 0)) && node_exec -t 30 0 'drackctl host show pool 0' | sed 's/^/    /'
+		fi
+		# The core NIC: its name (found by MAC in the VM), address, qdisc.
+		[[ $RACK_NIC != core ]] ||
+			node_exec -t 30 "$i" 'echo "core NIC $RACK_CORE_DEV ($RACK_CORE_MAC): $(ip -br -4 addr show dev "$RACK_CORE_DEV" | cut -c 18- | tr -s " ")"
+				tc qdisc show dev "$RACK_CORE_DEV" root' |
+			sed 's/^/    /'
 	done
 	return 0
 }

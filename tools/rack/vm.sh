@@ -64,6 +64,77 @@ server_stop() {
 	rm -f "$STATE/server.pid" "$(server_sock)"
 }
 
+# ---- the core network (--nic core) -------------------------------------------
+#
+# One virtio-net NIC per VM, "the physical NIC" of the DRack paper's NIC
+# pool, on a network shared by every rack of the machine: QEMU's socket
+# netdev on a UDP multicast group bound to the host's loopback (no root
+# networking, no bridge or tap; every QEMU on GROUP:PORT sees every frame,
+# virtio-net drops the unicast ones that are not for its MAC). VM V of rack
+# R: MAC 52:54:00:RR:VV:01 (hex), 10.200.R.(V+1)/16, one flat subnet for all
+# racks; egress capped with tc tbf in the guest.
+
+CORE_DEFAULT=230.0.0.1:42000
+
+core_mac() { printf '52:54:00:%02x:%02x:01' "$1" "$2"; }
+core_ip() { echo "10.200.$1.$(($2 + 1))"; }
+
+# rack_rate_bits RATE: tc's NUMBER{bit,kbit,mbit,gbit} in bit/s
+rack_rate_bits() {
+	local n u
+	[[ ${1,,} =~ ^([0-9]+)(bit|kbit|mbit|gbit)$ ]] || return 1
+	n=${BASH_REMATCH[1]} u=${BASH_REMATCH[2]}
+	case $u in
+	bit) echo "$n" ;;
+	kbit) echo $((n * 1000)) ;;
+	mbit) echo $((n * 1000000)) ;;
+	gbit) echo $((n * 1000000000)) ;;
+	esac
+}
+
+# The tbf bucket: 10 ms at the rate, at least 4 KB (a few full frames).
+core_burst() {
+	local b
+	b=$(($(rack_rate_bits "$1") / 800))
+	echo $((b < 4096 ? 4096 : b))
+}
+
+core_parse() {
+	local g p o b
+	case $RACK_NIC in
+	none | core) ;;
+	*) rack_die "--nic must be none or core" ;;
+	esac
+	[[ $RACK_ID =~ ^[0-9]+$ ]] && ((RACK_ID <= 255)) || rack_die "--rack: a rack id from 0 to 255"
+	RACK_NIC_RATE=${RACK_NIC_RATE,,}
+	[[ $RACK_NIC_RATE == none ]] || { b=$(rack_rate_bits "$RACK_NIC_RATE") && ((b >= 8000)); } ||
+		rack_die "--nic-rate: a tc rate like 100mbit, 1gbit or 500kbit (at least 8kbit), or none"
+	g=${RACK_CORE%:*} p=${RACK_CORE##*:}
+	IFS=. read -r -a o <<<"$g"
+	[[ $RACK_CORE == *:* && $g =~ ^[0-9]+(\.[0-9]+){3}$ && ${o[0]} -ge 224 && ${o[0]} -le 239 &&
+		${o[1]} -le 255 && ${o[2]} -le 255 && ${o[3]} -le 255 && $p =~ ^[0-9]+$ ]] && ((p >= 1 && p <= 65535)) ||
+		rack_die "--core: GROUP:PORT with an IPv4 multicast GROUP (224.0.0.0 to 239.255.255.255), e.g. $CORE_DEFAULT"
+}
+
+# Refuse a rack id already on the core network: another QEMU (of any state
+# directory) whose NIC is on the same GROUP:PORT with a MAC of this rack.
+core_check_free() {
+	local mac re pid
+	[[ $RACK_NIC == core ]] || return 0
+	mac=$(core_mac "$RACK_ID" 0)
+	re="qemu-system.* -netdev socket,id=core,mcast=${RACK_CORE//./\\.},.*,mac=${mac%:*:*}:"
+	pid=$(pgrep -f -- "$re" | head -n 1)
+	[[ -z $pid ]] ||
+		rack_die "rack id $RACK_ID is already on the core network $RACK_CORE (QEMU pid $pid): another --rack, please"
+}
+
+# The core NIC of VM I (one string for --qemu-extra). romfile= : no iPXE ROM.
+node_nic_args() {
+	[[ $RACK_NIC == core ]] || return 0
+	echo "-netdev socket,id=core,mcast=$RACK_CORE,localaddr=127.0.0.1" \
+		"-device virtio-net-pci,netdev=core,mac=$(core_mac "$RACK_ID" "$1"),romfile="
+}
+
 # ---- QEMU arguments per transport ------------------------------------------
 
 # The shared pool as each VM sees it (one string for --qemu-extra).
@@ -111,9 +182,14 @@ node_launch() {
 	{
 		printf 'RACK_VM=%q RACK_N=%q RACK_TRANSPORT=%q\n' "$i" "$RACK_N" "$RACK_TRANSPORT"
 		printf 'RACK_DEAD_TIMEOUT=%q RACK_PARAMS=%q\n' "$RACK_DEAD_TIMEOUT" "$RACK_PARAMS"
+		printf 'RACK_ID=%q RACK_NIC=%q RACK_NIC_RATE=%q\n' "$RACK_ID" "$RACK_NIC" "$RACK_NIC_RATE"
+		if [[ $RACK_NIC == core ]]; then
+			printf 'RACK_CORE_MAC=%q RACK_CORE_IP4=%q RACK_CORE_BURST=%q\n' "$(core_mac "$RACK_ID" "$i")" \
+				"$(core_ip "$RACK_ID" "$i")" "$( [[ $RACK_NIC_RATE == none ]] || core_burst "$RACK_NIC_RATE")"
+		fi
 	} >"$d/agent.conf"
 	node_set_state "$i" booting
-	extra="$(node_transport_args "$i" | tr '\n' ' ') -pidfile $d/qemu.pid"
+	extra="$( { node_transport_args "$i"; node_nic_args "$i"; } | tr '\n' ' ') -pidfile $d/qemu.pid"
 	[[ -z ${RACK_KVER:-} ]] || args+=(--kver "$RACK_KVER")
 	[[ $RACK_TRANSPORT != cxl || ${RACK_KVER:-} != 6.12.* ]] || args+=(--append pcie_ports=compat)
 	(cd "$RACK_TOP" && exec setsid tests/vm/run-guest.sh --name "rack-vm$i" --outdir "$d" \
