@@ -91,6 +91,7 @@ void drack_dev_kick_irq(struct drack_dev *dd)
 {
 	if (netif_running(dd->ndev))
 		napi_schedule(&dd->napi);
+	drack_nic_kick(dd);
 	if (drack_dev_grants_pending(dd))
 		schedule_work(&dd->grant_work);
 }
@@ -99,13 +100,17 @@ void drack_dev_kick_irq(struct drack_dev *dd)
 bool drack_dev_pending(struct drack_dev *dd)
 {
 	return drack_dev_active(dd) &&
-	       (drack_rx_pending(dd) || drack_dev_grants_pending(dd));
+	       (drack_rx_pending(dd) || drack_dev_grants_pending(dd) ||
+		drack_nic_pending(dd));
 }
 
 void drack_dev_kick(struct drack_dev *dd)
 {
 	if (netif_running(dd->ndev))
 		drack_dev_schedule_napi(dd);
+	local_bh_disable();
+	drack_nic_kick(dd);
+	local_bh_enable();
 	if (drack_dev_grants_pending(dd))
 		schedule_work(&dd->grant_work);
 }
@@ -313,6 +318,7 @@ void drack_dev_tick(struct drack_dev *dd)
 	drack_dev_release_dead(dd);
 	if (READ_ONCE(dd->leaving))
 		return;
+	drack_nic_tick(dd);
 	if (drack_dev_revoke_pending(dd))
 		schedule_work(&dd->revoke_work);
 	if (drack_dev_grants_pending(dd))
@@ -711,6 +717,7 @@ static void drack_setup(struct net_device *ndev)
 	INIT_WORK(&dd->grant_work, drack_dev_grant_work);
 	INIT_WORK(&dd->revoke_work, drack_dev_revoke_work);
 	INIT_WORK(&dd->fence_work, drack_dev_fence_work);
+	drack_nic_dev_init(dd);
 }
 
 static int drack_validate(struct nlattr *tb[], struct nlattr *data[],

@@ -10,6 +10,7 @@
 #include <linux/spinlock.h>
 #include "buffer.h"
 #include "ring.h"
+#include "nic.h"
 
 #define DRACK_NO_BLOCK	(-1)
 
@@ -95,6 +96,8 @@ struct drack_dev {
 	struct drack_rx_stats rx;
 	struct drack_ctl_stats ctl;
 	struct drack_peer_stats peer[DRACK_MAX_HOSTS];
+
+	struct drack_nic_host nic;		/* the NIC pool, nic.c */
 };
 
 extern struct rtnl_link_ops drack_link_ops;
@@ -134,6 +137,9 @@ bool drack_rx_pending(struct drack_dev *dd);
 bool drack_rx_holds_buffers(struct drack_dev *dd);
 /* A fenced peer: drop its references without handing them back. */
 void drack_rx_forget_peer(struct drack_dev *dd, u32 peer);
+/* A new skb holding a copy of @len bytes at @buf. */
+struct sk_buff *drack_skb_from_buf(struct napi_struct *napi, const void *buf,
+				   u32 len);
 /* tx.c: wake the queue if what stopped it is gone */
 void drack_tx_maybe_wake(struct drack_dev *dd);
 

@@ -24,11 +24,16 @@ static int __init drack_init(void)
 	err = drack_phys_init();
 	if (err)
 		goto err_ivshmem;
-	err = rtnl_link_register(&drack_link_ops);
+	err = drack_nic_init();
 	if (err)
 		goto err_phys;
+	err = rtnl_link_register(&drack_link_ops);
+	if (err)
+		goto err_nic;
 	return 0;
 
+err_nic:
+	drack_nic_exit();
 err_phys:
 	drack_phys_exit();
 err_ivshmem:
@@ -43,6 +48,7 @@ err_nl:
 static void __exit drack_exit(void)
 {
 	rtnl_link_unregister(&drack_link_ops);
+	drack_nic_exit();
 	drack_phys_exit();
 	drack_ivshmem_exit();
 	drack_ram_exit();

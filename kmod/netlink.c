@@ -40,6 +40,9 @@ static const struct nla_policy drack_nl_policy[DRACK_A_MAX + 1] = {
 	[DRACK_A_POOL_MAX_HOSTS] = NLA_POLICY_RANGE(NLA_U32, 2, DRACK_MAX_HOSTS),
 	[DRACK_A_POOL_REGIONS]	= NLA_POLICY_RANGE(NLA_U32, 1, DRACK_MAX_REGIONS),
 	[DRACK_A_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[DRACK_A_NIC_ID]	= NLA_POLICY_MAX(NLA_U32, DRACK_MAX_NICS - 1),
+	[DRACK_A_NIC_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[DRACK_A_NIC_ASSIGN]	= NLA_POLICY_MAX(NLA_U32, 1),
 };
 
 struct drack_pool *drack_nl_pool(const struct nlattr *attr,
@@ -94,7 +97,8 @@ static int drack_nl_fill_pool(struct sk_buff *skb, struct drack_pool *pool)
 	    nla_put_u32(skb, DRACK_A_POOL_REGIONS, pool->regions) ||
 	    nla_put_u32(skb, DRACK_A_POOL_FM_PID, pool->fm_pid) ||
 	    nla_put_u64_64bit(skb, DRACK_A_POOL_FM_EPOCH,
-			      drack_pool_fm_epoch(pool), DRACK_A_PAD))
+			      drack_pool_fm_epoch(pool), DRACK_A_PAD) ||
+	    nla_put_u32(skb, DRACK_A_POOL_MAX_NICS, g->max_nics))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -169,13 +173,9 @@ static int drack_nl_pool_get_dumpit(struct sk_buff *skb,
  * cb->args[2]: the pool id. The pool is looked up again for every part
  * of the dump; if it went away meanwhile the dump ends early.
  */
-typedef int (*drack_nl_dump_fill_t)(struct sk_buff *skb,
-				    struct netlink_callback *cb,
-				    struct drack_pool *pool, u32 idx);
-
-static int drack_nl_pool_table_dump(struct sk_buff *skb,
-				    struct netlink_callback *cb,
-				    drack_nl_dump_fill_t fill, bool hosts)
+int drack_nl_pool_table_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			     drack_nl_dump_fill_t fill,
+			     enum drack_nl_table table)
 {
 	struct drack_pool *pool;
 	u32 idx, end;
@@ -196,7 +196,9 @@ static int drack_nl_pool_table_dump(struct sk_buff *skb,
 			goto out;
 	}
 
-	end = hosts ? pool->geo.max_hosts : pool->geo.section_count;
+	end = table == DRACK_NL_HOSTS ? pool->geo.max_hosts :
+	      table == DRACK_NL_NICS ? pool->geo.max_nics :
+				       pool->geo.section_count;
 	for (idx = cb->args[0]; idx < end; idx++) {
 		err = fill(skb, cb, pool, idx);
 		if (err)
@@ -260,7 +262,8 @@ static int drack_nl_fill_host(struct sk_buff *skb, struct netlink_callback *cb,
 static int drack_nl_host_get_dumpit(struct sk_buff *skb,
 				    struct netlink_callback *cb)
 {
-	return drack_nl_pool_table_dump(skb, cb, drack_nl_fill_host, true);
+	return drack_nl_pool_table_dump(skb, cb, drack_nl_fill_host,
+					DRACK_NL_HOSTS);
 }
 
 static int drack_nl_fill_section(struct sk_buff *skb,
@@ -294,7 +297,8 @@ static int drack_nl_fill_section(struct sk_buff *skb,
 static int drack_nl_section_get_dumpit(struct sk_buff *skb,
 				       struct netlink_callback *cb)
 {
-	return drack_nl_pool_table_dump(skb, cb, drack_nl_fill_section, false);
+	return drack_nl_pool_table_dump(skb, cb, drack_nl_fill_section,
+					DRACK_NL_SECTIONS);
 }
 
 /* ---------------------------------------------------------------- */
@@ -361,6 +365,25 @@ static const struct genl_small_ops drack_nl_ops[] = {
 	{
 		.cmd	= DRACK_CMD_STATS_GET,
 		.dumpit	= drack_nl_stats_get_dumpit,
+	},
+	{
+		.cmd	= DRACK_CMD_NIC_EXPORT,
+		.doit	= drack_nl_nic_export_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= DRACK_CMD_NIC_UNEXPORT,
+		.doit	= drack_nl_nic_unexport_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= DRACK_CMD_NIC_GET,
+		.dumpit	= drack_nl_nic_get_dumpit,
+	},
+	{
+		.cmd	= DRACK_CMD_NIC_ASSIGN,
+		.doit	= drack_nl_nic_assign_doit,
+		.flags	= GENL_ADMIN_PERM,
 	},
 };
 
@@ -441,6 +464,16 @@ void drack_nl_section_notify(struct drack_pool *pool, u32 section, u32 owner,
 	drack_nl_event(DRACK_CMD_SECTION_NOTIFY, pool->id, U32_MAX,
 		       DRACK_A_SECTION_ID, section, DRACK_A_SECTION_OWNER, owner,
 		       DRACK_A_CLASS, buf_class);
+}
+
+void drack_nl_nic_notify(struct drack_pool *pool, u32 nic)
+{
+	struct drack_nic_entry *e = drack_nic_entry(pool, nic);
+
+	drack_nl_event(DRACK_CMD_NIC_NOTIFY, pool->id, U32_MAX,
+		       DRACK_A_NIC_ID, nic,
+		       DRACK_A_NIC_STATE, le32_to_cpu(READ_ONCE(e->state)),
+		       DRACK_A_NIC_OWNER, le16_to_cpu(READ_ONCE(e->owner)));
 }
 
 int drack_nl_init(void)

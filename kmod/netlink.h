@@ -18,7 +18,34 @@ struct drack_pool *drack_nl_pool(const struct nlattr *attr,
 void *drack_nl_put_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			u8 cmd);
 
+/* Dump one pool's table, entry by entry, resuming where the last ended. */
+typedef int (*drack_nl_dump_fill_t)(struct sk_buff *skb,
+				    struct netlink_callback *cb,
+				    struct drack_pool *pool, u32 idx);
+enum drack_nl_table { DRACK_NL_HOSTS, DRACK_NL_SECTIONS, DRACK_NL_NICS };
+int drack_nl_pool_table_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			     drack_nl_dump_fill_t fill,
+			     enum drack_nl_table table);
+
+/* A required attribute: missing type and a message in the extack. */
+#define DRACK_NL_NEED(info, type, msg) ({				\
+	bool __miss = !(info)->attrs[type];				\
+	if (__miss) {							\
+		NL_SET_ERR_MSG((info)->extack, msg);			\
+		NL_SET_ERR_ATTR_MISS((info)->extack, NULL, type);	\
+	}								\
+	__miss;								\
+})
+#define DRACK_NL_NEED_HOST(info) \
+	DRACK_NL_NEED(info, DRACK_A_HOST_ID, "missing host id")
+#define DRACK_NL_NEED_SECTION(info) \
+	DRACK_NL_NEED(info, DRACK_A_SECTION_ID, "missing Section id")
+#define DRACK_NL_NEED_CLASS(info) \
+	DRACK_NL_NEED(info, DRACK_A_CLASS, "missing Buffer class")
+
 /* netlink_fm.c */
+/* The pool of an FM command; -EBUSY if another socket is its FM. */
+struct drack_pool *drack_nl_fm_pool(struct genl_info *info);
 int drack_nl_section_grant_doit(struct sk_buff *skb, struct genl_info *info);
 int drack_nl_section_revoke_doit(struct sk_buff *skb, struct genl_info *info);
 int drack_nl_host_fence_doit(struct sk_buff *skb, struct genl_info *info);
@@ -35,5 +62,11 @@ int drack_nl_class_get_dumpit(struct sk_buff *skb,
 			      struct netlink_callback *cb);
 int drack_nl_stats_get_dumpit(struct sk_buff *skb,
 			      struct netlink_callback *cb);
+
+/* netlink_nic.c */
+int drack_nl_nic_export_doit(struct sk_buff *skb, struct genl_info *info);
+int drack_nl_nic_unexport_doit(struct sk_buff *skb, struct genl_info *info);
+int drack_nl_nic_assign_doit(struct sk_buff *skb, struct genl_info *info);
+int drack_nl_nic_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 #endif /* _DRACK_NETLINK_H */

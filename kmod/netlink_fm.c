@@ -11,22 +11,6 @@
 #include "device.h"
 #include "netlink.h"
 
-/* A required attribute: missing type and a message in the extack. */
-#define DRACK_NL_NEED(info, type, msg) ({				\
-	bool __miss = !(info)->attrs[type];				\
-	if (__miss) {							\
-		NL_SET_ERR_MSG((info)->extack, msg);			\
-		NL_SET_ERR_ATTR_MISS((info)->extack, NULL, type);	\
-	}								\
-	__miss;								\
-})
-#define DRACK_NL_NEED_HOST(info) \
-	DRACK_NL_NEED(info, DRACK_A_HOST_ID, "missing host id")
-#define DRACK_NL_NEED_SECTION(info) \
-	DRACK_NL_NEED(info, DRACK_A_SECTION_ID, "missing Section id")
-#define DRACK_NL_NEED_CLASS(info) \
-	DRACK_NL_NEED(info, DRACK_A_CLASS, "missing Buffer class")
-
 static bool drack_nl_is_fm(struct drack_pool *pool, struct genl_info *info)
 {
 	return pool->fm_portid == info->snd_portid &&
@@ -38,7 +22,7 @@ static bool drack_nl_is_fm(struct drack_pool *pool, struct genl_info *info)
  * registered, nobody else changes the pool's allocation state.
  * drack_pools_lock held.
  */
-static struct drack_pool *drack_nl_fm_pool(struct genl_info *info)
+struct drack_pool *drack_nl_fm_pool(struct genl_info *info)
 {
 	struct drack_pool *pool;
 

@@ -18,6 +18,11 @@ DEFINE_MUTEX(drack_pools_lock);
 #define DRACK_REF_RING_ENTRIES		256
 #define DRACK_RET_RING_ENTRIES		256
 #define DRACK_GRANT_RING_ENTRIES	64
+#define DRACK_VQ_RING_ENTRIES		256
+
+unsigned int drack_max_nics = 8;
+module_param_named(max_nics, drack_max_nics, uint, 0444);
+MODULE_PARM_DESC(max_nics, "NIC table entries of pools this kernel formats (0-16)");
 #define DRACK_RING_MIN			8
 #define DRACK_RING_MAX			4096
 
@@ -26,7 +31,7 @@ int drack_pool_format(void *base, u64 size, u32 id, u32 max_hosts,
 {
 	struct drack_superblock *sb = base;
 	struct drack_geometry g;
-	u32 s;
+	u32 s, nics;
 
 	if (max_hosts < 2 || max_hosts > DRACK_MAX_HOSTS || id > U8_MAX ||
 	    !regions || regions > DRACK_MAX_REGIONS)
@@ -35,8 +40,14 @@ int drack_pool_format(void *base, u64 size, u32 id, u32 max_hosts,
 			 DRACK_RET_RING_ENTRIES, DRACK_GRANT_RING_ENTRIES) ||
 	    regions > g.section_count - g.meta_sections)
 		return -ENOSPC;
+	/* As many NIC slots as asked for and the pool has room for. */
+	nics = min_t(u32, drack_max_nics, DRACK_MAX_NICS);
+	while (drack_layout_nics(&g, nics, DRACK_VQ_RING_ENTRIES) ||
+	       regions > g.section_count - g.meta_sections)
+		nics--;
 
-	memset(base, 0, g.host_area_off + (u64)max_hosts * g.host_area_size);
+	memset(base, 0, nics ? g.nic_area_off + (u64)nics * g.nic_area_size :
+		       g.host_area_off + (u64)max_hosts * g.host_area_size);
 	for (s = 0; s < g.section_count; s++) {
 		struct drack_section_entry *e = (void *)((u8 *)base +
 					drack_section_entry_off(&g, s));
@@ -61,6 +72,11 @@ int drack_pool_format(void *base, u64 size, u32 id, u32 max_hosts,
 	sb->host_area_off = cpu_to_le64(g.host_area_off);
 	sb->host_area_size = cpu_to_le64(g.host_area_size);
 	sb->regions = cpu_to_le32(regions);
+	sb->max_nics = cpu_to_le32(g.max_nics);
+	sb->nic_table_off = cpu_to_le64(g.nic_table_off);
+	sb->nic_area_off = cpu_to_le64(g.nic_area_off);
+	sb->nic_area_size = cpu_to_le64(g.nic_area_size);
+	sb->vq_ring_entries = cpu_to_le32(g.vq_ring_entries);
 	/* Readers check the magic first: write it last. */
 	smp_wmb();
 	WRITE_ONCE(sb->magic, cpu_to_le64(DRACK_POOL_MAGIC));
@@ -84,9 +100,12 @@ static int drack_pool_validate(const struct drack_superblock *sb, u64 size,
 	u32 ref = le32_to_cpu(sb->ref_ring_entries);
 	u32 ret = le32_to_cpu(sb->ret_ring_entries);
 	u32 grant = le32_to_cpu(sb->grant_ring_entries);
+	u32 version = le32_to_cpu(sb->version);
+	u32 nics = version >= 2 ? le32_to_cpu(sb->max_nics) : 0;
+	u32 vq = le32_to_cpu(sb->vq_ring_entries);
 
 	if (le64_to_cpu(sb->magic) != DRACK_POOL_MAGIC ||
-	    le32_to_cpu(sb->version) != DRACK_POOL_VERSION ||
+	    version < DRACK_POOL_VERSION_MIN || version > DRACK_POOL_VERSION ||
 	    le32_to_cpu(sb->sb_size) != sizeof(*sb) ||
 	    le32_to_cpu(sb->section_shift) != DRACK_SECTION_SHIFT)
 		return -EPROTO;
@@ -96,7 +115,14 @@ static int drack_pool_validate(const struct drack_superblock *sb, u64 size,
 	    !drack_ring_size_ok(ref) || !drack_ring_size_ok(ret) ||
 	    !drack_ring_size_ok(grant) || le32_to_cpu(sb->pool_id) > U8_MAX)
 		return -EINVAL;
-	if (drack_layout(g, pool_size, max_hosts, ref, ret, grant))
+	if (nics > DRACK_MAX_NICS || (nics && !drack_ring_size_ok(vq)))
+		return -EINVAL;
+	if (drack_layout(g, pool_size, max_hosts, ref, ret, grant) ||
+	    drack_layout_nics(g, nics, vq))
+		return -EINVAL;
+	if (nics && (g->nic_table_off != le64_to_cpu(sb->nic_table_off) ||
+		     g->nic_area_off != le64_to_cpu(sb->nic_area_off) ||
+		     g->nic_area_size != le64_to_cpu(sb->nic_area_size)))
 		return -EINVAL;
 	if (g->section_count != le32_to_cpu(sb->section_count) ||
 	    g->meta_sections != le32_to_cpu(sb->meta_sections) ||
@@ -181,10 +207,10 @@ int drack_pool_register(struct drack_pool *pool, void *base, u64 size,
 	list_add_tail(&pool->node, &drack_pools);
 	schedule_delayed_work(&pool->heartbeat,
 			      msecs_to_jiffies(DRACK_HEARTBEAT_MS));
-	pr_info("drack: pool %u: %s, %llu MB, %u Sections (%u metadata), %u hosts\n",
+	pr_info("drack: pool %u: %s, %llu MB, %u Sections (%u metadata), %u hosts, %u NICs\n",
 		id, ops->name, pool->geo.pool_size >> 20,
 		pool->geo.section_count, pool->geo.meta_sections,
-		pool->geo.max_hosts);
+		pool->geo.max_hosts, pool->geo.max_nics);
 unlock:
 	mutex_unlock(&drack_pools_lock);
 	return err;
@@ -275,6 +301,11 @@ out:
 void drack_pool_peers_changed(struct drack_pool *pool)
 {
 	drack_pool_for_each_local(pool, drack_dev_update_carrier);
+}
+
+void drack_pool_nics_changed(struct drack_pool *pool)
+{
+	drack_pool_for_each_local(pool, drack_nic_changed);
 }
 
 static bool drack_pool_idle(struct drack_pool *pool)

@@ -182,6 +182,8 @@ void drack_poller_stop(struct drack_poller *p);
 
 /* Every local device re-evaluates its peers (carrier). */
 void drack_pool_peers_changed(struct drack_pool *pool);
+/* Every local device re-reads the NIC table (vNICs, failover). */
+void drack_pool_nics_changed(struct drack_pool *pool);
 
 static inline void drack_pool_kick(struct drack_pool *pool, u32 host)
 {
@@ -199,6 +201,7 @@ int drack_phys_init(void);
 void drack_phys_exit(void);
 
 extern unsigned int drack_max_hosts;	/* for pools this kernel formats */
+extern unsigned int drack_max_nics;	/* NIC table entries, likewise */
 extern bool drack_pool_format_blank;	/* format blank shared pools */
 
 /*
@@ -217,5 +220,6 @@ void drack_nl_section_request(struct drack_pool *pool, u32 host,
 void drack_nl_host_notify(struct drack_pool *pool, u32 host, u32 state);
 void drack_nl_section_notify(struct drack_pool *pool, u32 section, u32 owner,
 			     u32 buf_class);
+void drack_nl_nic_notify(struct drack_pool *pool, u32 nic);
 
 #endif /* _DRACK_POOL_H */

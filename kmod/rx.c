@@ -47,15 +47,15 @@ static bool drack_rx_valid(struct drack_dev *dd, u32 peer,
 	return len >= ETH_HLEN && len <= DRACK_CLASS_SIZE(buf_class);
 }
 
-static struct sk_buff *drack_rx_copy(struct drack_dev *dd, const void *buf,
-				     u32 len)
+struct sk_buff *drack_skb_from_buf(struct napi_struct *napi, const void *buf,
+				   u32 len)
 {
 	u32 linear = min_t(u32, len, DRACK_RX_LINEAR);
 	struct sk_buff *skb;
 	int err;
 
 	if (len <= DRACK_RX_LINEAR * 8) {
-		skb = napi_alloc_skb(&dd->napi, len);
+		skb = napi_alloc_skb(napi, len);
 		if (skb)
 			skb_put_data(skb, buf, len);
 		return skb;
@@ -82,8 +82,9 @@ static void drack_rx_deliver(struct drack_dev *dd, u32 peer,
 	u32 len = le32_to_cpu(ref->len);
 	struct sk_buff *skb;
 
-	skb = drack_rx_copy(dd, drack_pool_ptr(dd->pool,
-					       le64_to_cpu(ref->off)), len);
+	skb = drack_skb_from_buf(&dd->napi,
+				 drack_pool_ptr(dd->pool, le64_to_cpu(ref->off)),
+				 len);
 	if (!skb) {
 		dd->rx.alloc_fail++;
 		return;

@@ -14,11 +14,12 @@
 #include <linux/virtio_net.h>
 
 /* ---------------------------------------------------------------- */
-/* Pool format, version 1                                            */
+/* Pool format, version 2 (version 1: the same without the NIC pool) */
 /* ---------------------------------------------------------------- */
 
 #define DRACK_POOL_MAGIC	0x314c4f4f504b5244ULL	/* "DRKPOOL1" */
-#define DRACK_POOL_VERSION	1
+#define DRACK_POOL_VERSION	2
+#define DRACK_POOL_VERSION_MIN	1	/* still adopted: max_nics is 0 */
 
 #define DRACK_SECTION_SHIFT	21			/* 2 MB Sections */
 #define DRACK_SECTION_SIZE	(1U << DRACK_SECTION_SHIFT)
@@ -74,8 +75,13 @@ struct drack_superblock {
 	__le64 host_area_size;		/* bytes per host */
 	__le64 fm_epoch;		/* bumped by every registering FM */
 	__le32 regions;			/* memory devices interleaved, >= 1 */
+	__le32 max_nics;		/* NIC table entries, version 2 */
+	__le64 nic_table_off;
+	__le64 nic_area_off;
+	__le64 nic_area_size;		/* bytes per NIC */
+	__le32 vq_ring_entries;		/* power of two */
 	__le32 reserved0;
-	__le64 reserved[5];
+	__le64 reserved;
 };
 
 /* One per host id, DRACK_CACHELINE bytes. Written by that host. */
@@ -147,6 +153,59 @@ struct drack_grant {
 };
 
 /* ---------------------------------------------------------------- */
+/* The NIC pool (version 2)                                          */
+/* ---------------------------------------------------------------- */
+
+#define DRACK_MAX_NICS		16	/* format limit */
+
+enum drack_nic_state {
+	DRACK_NIC_FREE,		/* entry unused */
+	DRACK_NIC_UP,		/* exported, link up: vNICs may use it */
+	DRACK_NIC_DOWN,		/* exported, link down: vNICs fail over */
+	DRACK_NIC_NR_STATES,
+};
+
+/*
+ * One per NIC slot, DRACK_CACHELINE bytes. Claimed and written by the
+ * owner, except @assigned, which the fabric manager writes. The owner
+ * publishes its load with its heartbeat (the FM's queue-depth view).
+ */
+struct drack_nic_entry {
+	__le32 state;			/* enum drack_nic_state */
+	__le16 owner;			/* host id of the exporting host */
+	__u8 mac[6];			/* of the physical NIC */
+	__le32 generation;		/* bumped at every export */
+	__le32 rate_mbps;		/* link speed, 0: unknown */
+	__le32 queue_depth;		/* TX entries waiting, all hosts */
+	__le64 assigned;		/* bit h: host h has a vNIC (FM) */
+	__le64 tx_bytes;		/* vNIC frames sent on the wire */
+	__le64 rx_bytes;		/* wire frames handed to vNICs */
+	__le64 drops;			/* frames the owner dropped */
+	__le64 reserved;
+};
+
+/*
+ * Per (NIC n, host h), first in the pair's virt_queue block. Written by
+ * h except @flushed. @vnics says which of h's vNICs NIC n serves: its own
+ * one (bit n) and, after a failover, others; @mac is the MAC of h's vNIC
+ * number n, whatever NIC serves it. h bumps @seq at every attach; the
+ * owner stores in @flushed the @seq it served once it no longer touches
+ * h's Buffers (h detached, or the NIC was unexported).
+ */
+struct drack_vq_ctl {
+	__le32 attached;		/* NIC generation h uses, 0: none */
+	__le32 flags;			/* DRACK_VQ_F_* */
+	__le64 vnics;			/* bit v: h's vNIC v goes through n */
+	__u8 mac[6];
+	__le16 reserved0;
+	__le32 flushed;			/* owner: @seq it let go of */
+	__le32 seq;			/* h: attach counter */
+	__u8 reserved[32];
+};
+
+#define DRACK_VQ_F_TX_WAIT	(1U << 0)	/* kick h when TX has room */
+
+/* ---------------------------------------------------------------- */
 /* Layout arithmetic shared by every reader and writer of a pool    */
 /* ---------------------------------------------------------------- */
 
@@ -163,6 +222,11 @@ struct drack_geometry {
 	__u64 section_table_off;
 	__u64 host_area_off;
 	__u64 host_area_size;
+	__u32 max_nics;
+	__u32 vq_ring_entries;
+	__u64 nic_table_off;
+	__u64 nic_area_off;
+	__u64 nic_area_size;
 };
 
 static inline __u64 drack_align(__u64 v, __u64 a)
@@ -206,9 +270,85 @@ static inline int drack_layout(struct drack_geometry *g, __u64 pool_size,
 		   drack_ring_bytes(grant_entries, sizeof(struct drack_grant));
 	g->host_area_size = drack_align(per_host, DRACK_META_ALIGN);
 	meta_end = g->host_area_off + (__u64)max_hosts * g->host_area_size;
+	g->max_nics = 0;
+	g->vq_ring_entries = 0;
+	g->nic_table_off = meta_end;
+	g->nic_area_off = meta_end;
+	g->nic_area_size = 0;
 	g->meta_sections = (__u32)((meta_end + DRACK_SECTION_SIZE - 1) >>
 				   DRACK_SECTION_SHIFT);
 	return g->meta_sections < g->section_count ? 0 : -1;
+}
+
+/* Bytes of one (NIC, host) virt_queue block: control, TX, RX post, RX done. */
+static inline __u64 drack_vq_bytes(__u32 entries)
+{
+	return sizeof(struct drack_vq_ctl) +
+	       drack_ring_bytes(entries, sizeof(struct drack_ref)) +
+	       drack_ring_bytes(entries, sizeof(struct drack_ret)) +
+	       drack_ring_bytes(entries, sizeof(struct drack_ref));
+}
+
+/*
+ * Version 2: add a NIC table of @max_nics entries and their virt_queues
+ * after the host areas of a geometry from drack_layout(). Returns 0, or
+ * -1 when the metadata would not leave a single data Section.
+ */
+static inline int drack_layout_nics(struct drack_geometry *g, __u32 max_nics,
+				    __u32 vq_entries)
+{
+	__u64 meta_end = g->host_area_off +
+			 (__u64)g->max_hosts * g->host_area_size;
+
+	g->max_nics = max_nics;
+	g->vq_ring_entries = max_nics ? vq_entries : 0;
+	g->nic_table_off = drack_align(meta_end, DRACK_META_ALIGN);
+	g->nic_area_off = drack_align(g->nic_table_off + (__u64)max_nics *
+				      sizeof(struct drack_nic_entry),
+				      DRACK_META_ALIGN);
+	g->nic_area_size = max_nics ?
+		drack_align((__u64)g->max_hosts * drack_vq_bytes(vq_entries),
+			    DRACK_META_ALIGN) : 0;
+	if (max_nics)
+		meta_end = g->nic_area_off + (__u64)max_nics * g->nic_area_size;
+	g->meta_sections = (__u32)((meta_end + DRACK_SECTION_SIZE - 1) >>
+				   DRACK_SECTION_SHIFT);
+	return g->meta_sections < g->section_count ? 0 : -1;
+}
+
+static inline __u64 drack_nic_entry_off(const struct drack_geometry *g,
+					__u32 nic)
+{
+	return g->nic_table_off + (__u64)nic * sizeof(struct drack_nic_entry);
+}
+
+/* Pool offset of the virt_queue block of (@nic, @host). */
+static inline __u64 drack_vq_off(const struct drack_geometry *g, __u32 nic,
+				 __u32 host)
+{
+	return g->nic_area_off + (__u64)nic * g->nic_area_size +
+	       (__u64)host * drack_vq_bytes(g->vq_ring_entries);
+}
+
+/* The three rings of a block follow its control line in this order. */
+static inline __u64 drack_vq_tx_off(const struct drack_geometry *g,
+				    __u32 nic, __u32 host)
+{
+	return drack_vq_off(g, nic, host) + sizeof(struct drack_vq_ctl);
+}
+
+static inline __u64 drack_vq_post_off(const struct drack_geometry *g,
+				      __u32 nic, __u32 host)
+{
+	return drack_vq_tx_off(g, nic, host) +
+	       drack_ring_bytes(g->vq_ring_entries, sizeof(struct drack_ref));
+}
+
+static inline __u64 drack_vq_done_off(const struct drack_geometry *g,
+				      __u32 nic, __u32 host)
+{
+	return drack_vq_post_off(g, nic, host) +
+	       drack_ring_bytes(g->vq_ring_entries, sizeof(struct drack_ret));
 }
 
 /* Pool offset of ref_queue[src] in host @dst's area. */
@@ -313,6 +453,11 @@ enum drack_cmd {
 	DRACK_CMD_CLASS_GET,		/* dump: Buffer classes of local hosts */
 	DRACK_CMD_STATS_GET,		/* dump: counters of local hosts */
 	DRACK_CMD_SECTION_NOTIFY,	/* event: a Section changed owner */
+	DRACK_CMD_NIC_EXPORT,		/* a local host exports a NIC */
+	DRACK_CMD_NIC_UNEXPORT,		/* and takes it back */
+	DRACK_CMD_NIC_GET,		/* dump of one pool's NIC table */
+	DRACK_CMD_NIC_ASSIGN,		/* FM: give (or take) a host a vNIC */
+	DRACK_CMD_NIC_NOTIFY,		/* event: a NIC changed state */
 	__DRACK_CMD_MAX,
 };
 #define DRACK_CMD_MAX (__DRACK_CMD_MAX - 1)
@@ -368,6 +513,25 @@ enum drack_attr {
 	DRACK_A_CLASS_REQUESTED,	/* u32, 1: asked the FM */
 	DRACK_A_CLASS_DRAINING,		/* u32, revoked Sections not yet home */
 	DRACK_A_STATS,			/* nest of u64, types enum drack_stat */
+	DRACK_A_POOL_MAX_NICS,		/* u32, NIC table entries */
+	DRACK_A_NIC_ID,			/* u32 */
+	DRACK_A_NIC_STATE,		/* u32, enum drack_nic_state */
+	DRACK_A_NIC_OWNER,		/* u32, host id */
+	DRACK_A_NIC_MAC,		/* binary, 6 bytes */
+	DRACK_A_NIC_GENERATION,		/* u32 */
+	DRACK_A_NIC_RATE,		/* u32, Mbit/s, 0: unknown */
+	DRACK_A_NIC_ASSIGNED,		/* u64, bit h: host h has a vNIC */
+	DRACK_A_NIC_TX_BYTES,		/* u64 */
+	DRACK_A_NIC_RX_BYTES,		/* u64 */
+	DRACK_A_NIC_QUEUE_DEPTH,	/* u32 */
+	DRACK_A_NIC_DROPS,		/* u64 */
+	DRACK_A_NIC_IFINDEX,		/* u32, the physical NIC (owner only) */
+	DRACK_A_NIC_IFNAME,		/* string, the physical NIC */
+	DRACK_A_NIC_ASSIGN,		/* u32, 1: assign, 0: take back */
+	DRACK_A_VNIC_IFINDEX,		/* u32, this kernel's vNIC of the NIC */
+	DRACK_A_VNIC_IFNAME,		/* string */
+	DRACK_A_VNIC_VIA,		/* u32, NIC id serving it now */
+	DRACK_A_VNIC_FAILOVERS,		/* u32, times it moved */
 	__DRACK_A_MAX,
 };
 #define DRACK_A_MAX (__DRACK_A_MAX - 1)

@@ -182,7 +182,7 @@ drack_loaded() { grep -q '^drack ' /proc/modules; }
 drack_reset() {
 	local ns
 	for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
-		case $ns in h[0-9]* | v[0-9]*)
+		case $ns in h[0-9]* | v[0-9]* | x[0-9]*)
 			ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
 			ip -n "$ns" link del rack0 2>/dev/null
 			ip netns del "$ns" ;;

@@ -429,6 +429,8 @@ TEST_F(pool, superblock)
 				  self->g.ref_ring_entries,
 				  self->g.ret_ring_entries,
 				  self->g.grant_ring_entries));
+	ASSERT_EQ(0, drack_layout_nics(&calc, le32toh(self->sb.max_nics),
+				       le32toh(self->sb.vq_ring_entries)));
 	EXPECT_EQ(calc.pool_size, self->g.pool_size);
 	EXPECT_EQ(calc.section_count, self->g.section_count);
 	EXPECT_EQ(calc.meta_sections, self->g.meta_sections);

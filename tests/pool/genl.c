@@ -931,6 +931,23 @@ static void read_rings(struct __test_metadata *_metadata, uint32_t ring[3])
 	close(fd);
 }
 
+/* NIC table size and virt_queue ring size of the pool as formatted now. */
+static void read_nics(struct __test_metadata *_metadata, uint32_t *nics,
+		      uint32_t *vq)
+{
+	const char *dev = env_or("DRACK_POOL_DEV", "/dev/drack_pool0");
+	struct drack_superblock *sb;
+	int fd = open(dev, O_RDONLY | O_CLOEXEC);
+
+	ASSERT_LE(0, fd) TH_LOG("open %s: %s", dev, strerror(errno));
+	sb = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, sb) TH_LOG("mmap %s: %s", dev, strerror(errno));
+	*nics = le32toh(sb->max_nics);
+	*vq = le32toh(sb->vq_ring_entries);
+	munmap(sb, 4096);
+	close(fd);
+}
+
 /* Check a freshly formatted pool: geometry, all Sections FREE, no host. */
 static void check_formatted(struct __test_metadata *_metadata, struct nl *nl,
 			    const struct tables *orig, const uint32_t ring[3],
@@ -938,11 +955,14 @@ static void check_formatted(struct __test_metadata *_metadata, struct nl *nl,
 {
 	struct drack_geometry g;
 	struct tables *t = calloc(1, sizeof(*t));
-	uint32_t s, h;
+	uint32_t s, h, nics, vq;
 
 	ASSERT_NE(NULL, t);
 	read_tables(_metadata, nl, t);
 	ASSERT_EQ(0, drack_layout(&g, orig->size, hosts, ring[0], ring[1], ring[2]));
+	read_nics(_metadata, &nics, &vq);
+	EXPECT_LT(0U, nics) TH_LOG("a fresh pool without a NIC table");
+	ASSERT_EQ(0, drack_layout_nics(&g, nics, vq));
 	EXPECT_EQ(orig->size, t->size);
 	EXPECT_EQ(orig->count, t->count);
 	EXPECT_EQ(hosts, t->max_hosts);

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The NIC pool's commands: export and unexport a physical NIC of this
+ * kernel, dump a pool's NIC table (with this netns' side of each NIC:
+ * the physical device if it is here, the vNIC), and the fabric manager's
+ * assignment of vNICs to hosts.
+ *
+ * Locking: RTNL first (export changes netdevs), then drack_pools_lock.
+ */
+#include <linux/etherdevice.h>
+#include <net/rtnetlink.h>
+#include "device.h"
+#include "netlink.h"
+
+/* A netdev of the request's netns by the ifindex in @type (RTNL). */
+static struct net_device *drack_nl_dev(struct genl_info *info, int type)
+{
+	struct net_device *dev;
+
+	if (!info->attrs[type]) {
+		if (type == DRACK_A_IFINDEX)
+			NL_SET_ERR_MSG(info->extack, "missing drack interface");
+		else
+			NL_SET_ERR_MSG(info->extack, "missing physical interface");
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, type);
+		return ERR_PTR(-EINVAL);
+	}
+	dev = __dev_get_by_index(genl_info_net(info),
+				 nla_get_u32(info->attrs[type]));
+	if (!dev) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[type],
+				    "no such interface");
+		return ERR_PTR(-ENODEV);
+	}
+	return dev;
+}
+
+int drack_nl_nic_export_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net_device *rack, *lower;
+	struct drack_dev *dd;
+	struct sk_buff *msg;
+	void *hdr;
+	int id;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	rtnl_lock();
+	rack = drack_nl_dev(info, DRACK_A_IFINDEX);
+	if (IS_ERR(rack)) {
+		id = PTR_ERR(rack);
+		goto out;
+	}
+	if (rack->rtnl_link_ops != &drack_link_ops) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[DRACK_A_IFINDEX],
+				    "not a drack interface");
+		id = -EINVAL;
+		goto out;
+	}
+	lower = drack_nl_dev(info, DRACK_A_NIC_IFINDEX);
+	if (IS_ERR(lower)) {
+		id = PTR_ERR(lower);
+		goto out;
+	}
+	dd = netdev_priv(rack);
+	id = drack_xnic_export(dd, lower, info->extack);
+	if (id < 0)
+		goto out;
+	hdr = genlmsg_put_reply(msg, info, &drack_genl_family, 0,
+				DRACK_CMD_NIC_EXPORT);
+	if (!hdr || nla_put_u32(msg, DRACK_A_POOL_ID, dd->pool->id) ||
+	    nla_put_u32(msg, DRACK_A_NIC_ID, id)) {
+		id = -EMSGSIZE;	/* exported all the same; show tells */
+		goto out;
+	}
+	genlmsg_end(msg, hdr);
+	rtnl_unlock();
+	return genlmsg_reply(msg, info);
+out:
+	rtnl_unlock();
+	nlmsg_free(msg);
+	return id;
+}
+
+int drack_nl_nic_unexport_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net_device *lower;
+	struct drack_xnic *x;
+	int err = 0;
+
+	rtnl_lock();
+	lower = drack_nl_dev(info, DRACK_A_NIC_IFINDEX);
+	if (IS_ERR(lower)) {
+		err = PTR_ERR(lower);
+		goto out;
+	}
+	x = drack_xnic_of(lower);
+	if (!x) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[DRACK_A_NIC_IFINDEX],
+				    "the interface is not exported");
+		err = -ENOENT;
+		goto out;
+	}
+	drack_xnic_unexport(x);
+out:
+	rtnl_unlock();
+	return err;
+}
+
+int drack_nl_nic_assign_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **attrs = info->attrs;
+	struct drack_nic_entry *e;
+	struct drack_pool *pool;
+	u32 nic, host, on;
+	u64 assigned;
+	int err = 0;
+
+	if (DRACK_NL_NEED(info, DRACK_A_NIC_ID, "missing NIC id") ||
+	    DRACK_NL_NEED_HOST(info) ||
+	    DRACK_NL_NEED(info, DRACK_A_NIC_ASSIGN, "missing assign flag"))
+		return -EINVAL;
+	nic = nla_get_u32(attrs[DRACK_A_NIC_ID]);
+	host = nla_get_u32(attrs[DRACK_A_HOST_ID]);
+	on = nla_get_u32(attrs[DRACK_A_NIC_ASSIGN]);
+
+	mutex_lock(&drack_pools_lock);
+	pool = drack_nl_fm_pool(info);
+	if (IS_ERR(pool)) {
+		err = PTR_ERR(pool);
+		goto out;
+	}
+	if (nic >= pool->geo.max_nics) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[DRACK_A_NIC_ID],
+				    "NIC id beyond the pool's NIC table");
+		err = -ERANGE;
+		goto out;
+	}
+	if (host >= pool->geo.max_hosts) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[DRACK_A_HOST_ID],
+				    "host id beyond the pool's host table");
+		err = -ERANGE;
+		goto out;
+	}
+	if (on && drack_nic_state(pool, nic) == DRACK_NIC_FREE) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[DRACK_A_NIC_ID],
+				    "no NIC exported in that slot");
+		err = -ENOENT;
+		goto out;
+	}
+	e = drack_nic_entry(pool, nic);
+	mutex_lock(&pool->lock);
+	assigned = le64_to_cpu(READ_ONCE(e->assigned));
+	if (on)
+		assigned |= BIT_ULL(host);
+	else
+		assigned &= ~BIT_ULL(host);
+	WRITE_ONCE(e->assigned, cpu_to_le64(assigned));
+	mutex_unlock(&pool->lock);
+	drack_pool_nics_changed(pool);
+	drack_pool_kick(pool, host);
+out:
+	mutex_unlock(&drack_pools_lock);
+	return err;
+}
+
+/* This netns' view of @nic: the exported device and our vNIC, if any. */
+static int drack_nl_fill_nic_local(struct sk_buff *skb, struct net *net,
+				   struct drack_pool *pool, u32 nic)
+{
+	struct drack_xnic *x;
+	struct drack_vnic *vn;
+	struct drack_dev *dd;
+	int err = 0;
+	u32 h;
+
+	rcu_read_lock();
+	for (h = 0; h < pool->geo.max_hosts && !err; h++) {
+		dd = rcu_dereference(pool->local[h]);
+		if (!dd)
+			continue;
+		x = rcu_dereference(dd->nic.xnic[nic]);
+		if (x && net_eq(dev_net(x->lower), net) &&
+		    (nla_put_u32(skb, DRACK_A_NIC_IFINDEX, x->lower->ifindex) ||
+		     nla_put_string(skb, DRACK_A_NIC_IFNAME, x->lower->name)))
+			err = -EMSGSIZE;
+		vn = rcu_dereference(dd->nic.vnic[nic]);
+		if (!err && vn && net_eq(dev_net(vn->ndev), net) &&
+		    (nla_put_u32(skb, DRACK_A_HOST_ID, h) ||
+		     nla_put_u32(skb, DRACK_A_VNIC_IFINDEX, vn->ndev->ifindex) ||
+		     nla_put_string(skb, DRACK_A_VNIC_IFNAME, vn->ndev->name) ||
+		     nla_put_u32(skb, DRACK_A_VNIC_VIA, READ_ONCE(vn->via)) ||
+		     nla_put_u32(skb, DRACK_A_VNIC_FAILOVERS,
+				 READ_ONCE(vn->st.failovers))))
+			err = -EMSGSIZE;
+	}
+	rcu_read_unlock();
+	return err;
+}
+
+static int drack_nl_fill_nic(struct sk_buff *skb, struct netlink_callback *cb,
+			     struct drack_pool *pool, u32 nic)
+{
+	struct drack_nic_entry *e = drack_nic_entry(pool, nic);
+	u32 state = drack_nic_state(pool, nic);
+	u8 mac[ETH_ALEN];
+	void *hdr;
+
+	if (state == DRACK_NIC_FREE)
+		return 0;
+	memcpy(mac, e->mac, ETH_ALEN);
+	hdr = drack_nl_put_dump(skb, cb, DRACK_CMD_NIC_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, DRACK_A_POOL_ID, pool->id) ||
+	    nla_put_u32(skb, DRACK_A_NIC_ID, nic) ||
+	    nla_put_u32(skb, DRACK_A_NIC_STATE, state) ||
+	    nla_put_u32(skb, DRACK_A_NIC_OWNER,
+			le16_to_cpu(READ_ONCE(e->owner))) ||
+	    nla_put(skb, DRACK_A_NIC_MAC, ETH_ALEN, mac) ||
+	    nla_put_u32(skb, DRACK_A_NIC_GENERATION,
+			le32_to_cpu(READ_ONCE(e->generation))) ||
+	    nla_put_u32(skb, DRACK_A_NIC_RATE,
+			le32_to_cpu(READ_ONCE(e->rate_mbps))) ||
+	    nla_put_u64_64bit(skb, DRACK_A_NIC_ASSIGNED,
+			      le64_to_cpu(READ_ONCE(e->assigned)),
+			      DRACK_A_PAD) ||
+	    nla_put_u64_64bit(skb, DRACK_A_NIC_TX_BYTES,
+			      le64_to_cpu(READ_ONCE(e->tx_bytes)),
+			      DRACK_A_PAD) ||
+	    nla_put_u64_64bit(skb, DRACK_A_NIC_RX_BYTES,
+			      le64_to_cpu(READ_ONCE(e->rx_bytes)),
+			      DRACK_A_PAD) ||
+	    nla_put_u32(skb, DRACK_A_NIC_QUEUE_DEPTH,
+			le32_to_cpu(READ_ONCE(e->queue_depth))) ||
+	    nla_put_u64_64bit(skb, DRACK_A_NIC_DROPS,
+			      le64_to_cpu(READ_ONCE(e->drops)), DRACK_A_PAD) ||
+	    drack_nl_fill_nic_local(skb, sock_net(cb->skb->sk), pool, nic)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+int drack_nl_nic_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return drack_nl_pool_table_dump(skb, cb, drack_nl_fill_nic,
+					DRACK_NL_NICS);
+}

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The NIC pool per host: follow the pool's NIC table (attach to the
+ * virt_queues of every NIC the fabric manager assigned us, create the
+ * vNICs), route each vNIC through its own NIC or, when that NIC or its
+ * owner fails, through the usable NIC with the shortest queue (DFabric's
+ * queue-depth choice), and react to the physical NICs we export.
+ */
+#include <linux/module.h>
+#include <net/rtnetlink.h>
+#include "device.h"
+
+unsigned int drack_nic_failover_ms = 500;
+module_param_named(nic_failover_ms, drack_nic_failover_ms, uint, 0644);
+MODULE_PARM_DESC(nic_failover_ms,
+		 "Silence of a NIC owner's heartbeat after which vNICs move away (ms)");
+
+int drack_nic_buf_class(struct drack_pool *pool, u32 host, u64 off)
+{
+	const struct drack_geometry *g = &pool->geo;
+	u64 section = off >> DRACK_SECTION_SHIFT;
+	struct drack_section_entry *e;
+	u32 cls;
+
+	if (off >= g->pool_size || section < g->meta_sections)
+		return -1;
+	e = drack_section_entry(pool, section);
+	cls = READ_ONCE(e->buf_class);
+	if (le16_to_cpu(READ_ONCE(e->owner)) != host ||
+	    cls >= DRACK_NR_CLASSES || off & (DRACK_CLASS_SIZE(cls) - 1))
+		return -1;
+	return cls;
+}
+
+/* Is @nic's owner alive: UP and its heartbeat moving? */
+static bool drack_nic_owner_alive(struct drack_dev *dd, u32 nic, u32 owner)
+{
+	unsigned long at = READ_ONCE(dd->nic.owner_beat_at[nic]);
+
+	if (owner >= dd->nhosts ||
+	    drack_host_state(dd->pool, owner) != DRACK_HOST_UP)
+		return false;
+	if (owner == dd->host)
+		return true;
+	return time_before(jiffies,
+			   at + msecs_to_jiffies(drack_nic_failover_ms));
+}
+
+bool drack_nic_usable(struct drack_dev *dd, u32 nic)
+{
+	struct drack_nic_entry *e = drack_nic_entry(dd->pool, nic);
+
+	return drack_nic_state(dd->pool, nic) == DRACK_NIC_UP &&
+	       drack_nic_owner_alive(dd, nic,
+				     le16_to_cpu(READ_ONCE(e->owner)));
+}
+
+void drack_nic_changed(struct drack_dev *dd)
+{
+	/* The work holds the netdev until it has run. */
+	if (!READ_ONCE(dd->nic.dying) && schedule_work(&dd->nic.work))
+		dev_hold(dd->ndev);
+}
+
+void drack_nic_kick(struct drack_dev *dd)
+{
+	struct drack_nic_host *nh = &dd->nic;
+	struct drack_xnic *x;
+	struct drack_vport *vp;
+	u32 n;
+
+	rcu_read_lock();
+	for (n = 0; n < DRACK_MAX_NICS; n++) {
+		x = rcu_dereference(nh->xnic[n]);
+		if (x)
+			napi_schedule(&x->napi);
+		vp = rcu_dereference(nh->vport[n]);
+		if (vp)
+			napi_schedule(&vp->napi);
+	}
+	rcu_read_unlock();
+}
+
+bool drack_nic_pending(struct drack_dev *dd)
+{
+	struct drack_nic_host *nh = &dd->nic;
+	struct drack_xnic *x;
+	struct drack_vport *vp;
+	bool pending = false;
+	u32 n;
+
+	rcu_read_lock();
+	for (n = 0; n < DRACK_MAX_NICS && !pending; n++) {
+		x = rcu_dereference(nh->xnic[n]);
+		vp = rcu_dereference(nh->vport[n]);
+		pending = (x && drack_xnic_pending(x)) ||
+			  (vp && drack_vport_pending(vp));
+	}
+	rcu_read_unlock();
+	return pending;
+}
+
+/* Does this host want the virt_queues of @nic? */
+static bool drack_nic_want_port(struct drack_dev *dd, u32 nic)
+{
+	struct drack_nic_entry *e = drack_nic_entry(dd->pool, nic);
+	u32 state = drack_nic_state(dd->pool, nic);
+	u32 owner = le16_to_cpu(READ_ONCE(e->owner));
+
+	return state != DRACK_NIC_FREE && state < DRACK_NIC_NR_STATES &&
+	       (le64_to_cpu(READ_ONCE(e->assigned)) & BIT_ULL(dd->host)) &&
+	       owner < dd->nhosts &&
+	       drack_host_state(dd->pool, owner) == DRACK_HOST_UP &&
+	       le32_to_cpu(READ_ONCE(e->generation));
+}
+
+static struct drack_vport *drack_nic_best_port(struct drack_dev *dd,
+					       struct drack_vnic *vn)
+{
+	struct drack_nic_host *nh = &dd->nic;
+	struct drack_vport *vp, *best = NULL;
+	u32 n, depth, best_depth = U32_MAX;
+
+	vp = rtnl_dereference(nh->vport[vn->id]);
+	if (vp && drack_nic_usable(dd, vn->id))
+		return vp;
+	for (n = 0; n < dd->pool->geo.max_nics; n++) {
+		vp = rtnl_dereference(nh->vport[n]);
+		if (!vp || !drack_nic_usable(dd, n))
+			continue;
+		depth = le32_to_cpu(READ_ONCE(drack_nic_entry(dd->pool,
+							      n)->queue_depth));
+		if (depth < best_depth) {
+			best = vp;
+			best_depth = depth;
+		}
+	}
+	return best;
+}
+
+static void drack_nic_route_all(struct drack_dev *dd, u64 dropping)
+{
+	struct drack_nic_host *nh = &dd->nic;
+	struct drack_vport *vp;
+	struct drack_vnic *vn;
+	u32 n;
+
+	for (n = 0; n < DRACK_MAX_NICS; n++) {
+		vn = rtnl_dereference(nh->vnic[n]);
+		if (!vn)
+			continue;
+		vp = drack_dev_active(dd) ? drack_nic_best_port(dd, vn) : NULL;
+		if (vp && (dropping & BIT_ULL(vp->nic)))
+			vp = NULL;
+		drack_vnic_route(vn, vp);
+	}
+}
+
+/* Bring ports and vNICs in line with the NIC table (RTNL held). */
+static void drack_nic_reconcile(struct drack_dev *dd)
+{
+	struct drack_nic_host *nh = &dd->nic;
+	struct drack_pool *pool = dd->pool;
+	bool active = drack_dev_active(dd) && !dd->leaving && !nh->dying;
+	u32 n, max = pool->geo.max_nics;
+	u64 dropping = 0, gone = 0;
+	struct drack_vport *vp;
+	struct drack_vnic *vn;
+	LIST_HEAD(kill);
+
+	for (n = 0; n < max; n++) {
+		struct drack_nic_entry *e = drack_nic_entry(pool, n);
+
+		vp = rtnl_dereference(nh->vport[n]);
+		if (!vp)
+			continue;
+		if (active && drack_nic_want_port(dd, n) &&
+		    vp->gen == le32_to_cpu(READ_ONCE(e->generation)) &&
+		    le16_to_cpu(READ_ONCE(e->owner)) == vp->owner)
+			continue;
+		dropping |= BIT_ULL(n);
+		/* A new export or a dead owner: nobody will let go for it. */
+		if (!active || vp->gen != le32_to_cpu(READ_ONCE(e->generation)) ||
+		    drack_host_state(pool, vp->owner) != DRACK_HOST_UP)
+			gone |= BIT_ULL(n);
+	}
+	drack_nic_route_all(dd, dropping);
+	for (n = 0; n < max; n++) {
+		vp = rtnl_dereference(nh->vport[n]);
+		if (vp && (dropping & BIT_ULL(n)))
+			drack_vport_detach(vp, gone & BIT_ULL(n));
+	}
+
+	for (n = 0; n < max; n++) {
+		struct drack_nic_entry *e = drack_nic_entry(pool, n);
+		bool assigned = le64_to_cpu(READ_ONCE(e->assigned)) &
+				BIT_ULL(dd->host);
+		u32 state = drack_nic_state(pool, n);
+
+		if (active && !rtnl_dereference(nh->vport[n]) &&
+		    drack_nic_want_port(dd, n) && state == DRACK_NIC_UP)
+			drack_vport_attach(dd, n);
+		vn = rtnl_dereference(nh->vnic[n]);
+		/* A vNIC outlives failures of its NIC; not an unexport. */
+		if (vn && (!nh->dying && state != DRACK_NIC_FREE && assigned))
+			continue;
+		if (vn)
+			drack_vnic_destroy(vn, &kill);
+		else if (active && assigned && state != DRACK_NIC_FREE)
+			drack_vnic_create(dd, n);
+	}
+	drack_nic_route_all(dd, 0);
+	unregister_netdevice_many(&kill);
+}
+
+static void drack_nic_work(struct work_struct *work)
+{
+	struct drack_dev *dd = container_of(work, struct drack_dev, nic.work);
+
+	rtnl_lock();
+	if (!dd->nic.dying)
+		drack_nic_reconcile(dd);
+	rtnl_unlock();
+	dev_put(dd->ndev);
+}
+
+/*
+ * Heartbeat (RCU, no sleeping): publish our exported NICs' load, watch
+ * the owners' heartbeats and run the reconcile work on any change.
+ */
+void drack_nic_tick(struct drack_dev *dd)
+{
+	struct drack_nic_host *nh = &dd->nic;
+	struct drack_pool *pool = dd->pool;
+	u32 n, max = pool->geo.max_nics;
+	bool changed = false;
+
+	for (n = 0; n < max; n++) {
+		struct drack_nic_entry *e = drack_nic_entry(pool, n);
+		u32 owner = le16_to_cpu(READ_ONCE(e->owner));
+		u32 state = drack_nic_state(pool, n);
+		struct drack_xnic *x = rcu_dereference(nh->xnic[n]);
+		struct drack_vport *vp = rcu_dereference(nh->vport[n]);
+		u64 beat;
+		u32 fp;
+
+		if (x)
+			drack_xnic_tick(x);
+		if (vp && drack_vport_pending(vp))
+			napi_schedule(&vp->napi);
+		if (owner < dd->nhosts) {
+			beat = le64_to_cpu(READ_ONCE(drack_host_entry(pool,
+							owner)->heartbeat));
+			if (beat != nh->owner_beat[n]) {
+				nh->owner_beat[n] = beat;
+				nh->owner_beat_at[n] = jiffies;
+			}
+		}
+		/* What routing depends on, folded into one word. */
+		fp = state | drack_nic_usable(dd, n) << 4 |
+		     !!(le64_to_cpu(READ_ONCE(e->assigned)) &
+			BIT_ULL(dd->host)) << 5 |
+		     (drack_nic_want_port(dd, n) << 6) | owner << 8;
+		if (fp != nh->seen_state[n] ||
+		    le32_to_cpu(READ_ONCE(e->generation)) != nh->seen_gen[n]) {
+			nh->seen_state[n] = fp;
+			nh->seen_gen[n] = le32_to_cpu(READ_ONCE(e->generation));
+			changed = true;
+		}
+	}
+	if (changed)
+		drack_nic_changed(dd);
+}
+
+void drack_nic_dev_init(struct drack_dev *dd)
+{
+	INIT_WORK(&dd->nic.work, drack_nic_work);
+}
+
+/* The drack device goes away (RTNL, from its NETDEV_UNREGISTER). */
+void drack_nic_dev_teardown(struct drack_dev *dd)
+{
+	struct drack_nic_host *nh = &dd->nic;
+	struct drack_xnic *x;
+	u32 n;
+
+	ASSERT_RTNL();
+	if (!dd->pool || nh->dying)
+		return;
+	for (n = 0; n < DRACK_MAX_NICS; n++) {
+		x = rtnl_dereference(nh->xnic[n]);
+		if (x)
+			drack_xnic_unexport(x);
+	}
+	nh->dying = true;
+	drack_nic_reconcile(dd);	/* detaches ports, deletes vNICs */
+}
+
+static int drack_nic_netdev_event(struct notifier_block *nb,
+				  unsigned long event, void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct drack_xnic *x;
+
+	if (dev->rtnl_link_ops == &drack_link_ops) {
+		if (event == NETDEV_UNREGISTER)
+			drack_nic_dev_teardown(netdev_priv(dev));
+		return NOTIFY_DONE;
+	}
+	x = drack_xnic_of(dev);
+	if (!x)
+		return NOTIFY_DONE;
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		drack_xnic_unexport(x);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		drack_xnic_link_changed(x);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block drack_nic_notifier = {
+	.notifier_call = drack_nic_netdev_event,
+};
+
+int drack_nic_init(void)
+{
+	return register_netdevice_notifier(&drack_nic_notifier);
+}
+
+void drack_nic_exit(void)
+{
+	unregister_netdevice_notifier(&drack_nic_notifier);
+}

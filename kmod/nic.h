@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The NIC pool. A host exports a physical NIC (its owner side, struct
+ * drack_xnic); every host of the rack reaches each exported NIC through a
+ * pair of virt_queues in the pool (struct drack_vport) and shows it to
+ * applications as a vNIC netdev (struct drack_vnic). A vNIC normally goes
+ * through its own NIC; when that NIC or its owner fails, it moves to
+ * another vport (failover) without changing MAC or addresses.
+ *
+ * Configuration (export, attach, vNIC creation, failover) runs under RTNL;
+ * the data path finds the objects through RCU pointers.
+ */
+#ifndef _DRACK_NIC_H
+#define _DRACK_NIC_H
+
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/u64_stats_sync.h>
+#include "ring.h"
+
+struct drack_dev;
+
+/* A vNIC MAC the owner accepts: which host gets frames sent to it. */
+struct drack_xnic_mac {
+	u8 mac[ETH_ALEN];
+	u8 host;
+	u8 vnic;
+};
+
+struct drack_xnic_stats {
+	u64 tx_packets, tx_bytes;	/* to the wire for vNICs */
+	u64 rx_packets, rx_bytes;	/* from the wire into vNIC Buffers */
+	u64 tx_bad;			/* TX entries failing validation */
+	u64 tx_spoofed;			/* source MAC not the host's vNIC */
+	u64 tx_dropped;			/* the wire refused */
+	u64 rx_no_buffer;		/* no Buffer posted: dropped */
+	u64 rx_bad_post;		/* posted offsets failing validation */
+	u64 rx_too_big;
+};
+
+/* Owner side: a physical NIC this host exported. */
+struct drack_xnic {
+	struct drack_dev *dd;			/* the owner */
+	struct net_device *lower;
+	netdevice_tracker lower_tracker;
+	u32 id;
+	u32 gen;
+	bool gro_was_on;
+	struct napi_struct napi;		/* TX: virt_queues to the wire */
+
+	struct drack_vq_ctl *ctl[DRACK_MAX_HOSTS];
+	struct drack_ring tx[DRACK_MAX_HOSTS];
+	struct drack_ring post[DRACK_MAX_HOSTS];
+	struct drack_ring done[DRACK_MAX_HOSTS];
+	u32 done_kick_base[DRACK_MAX_HOSTS];
+	u64 serving;				/* hosts attached to gen */
+	u64 vnics[DRACK_MAX_HOSTS];		/* their ctl->vnics, cached */
+	u32 seq[DRACK_MAX_HOSTS];		/* their ctl->seq when attached */
+	u32 next;				/* round robin over hosts */
+
+	spinlock_t rx_lock;			/* post and done rings, map */
+	struct drack_xnic_mac map[DRACK_MAX_HOSTS * DRACK_MAX_NICS];
+	u32 nmap;
+
+	struct drack_xnic_stats st;
+};
+
+struct drack_vport_stats {
+	u64 tx_packets, tx_bytes;
+	u64 tx_full;			/* ring or Buffers exhausted */
+	u64 rx_packets, rx_bytes;
+	u64 rx_bad;			/* completions failing validation */
+	u64 rx_alloc_fail;
+	u64 rx_flushed;
+	u64 rx_no_vnic;			/* for no vNIC of ours */
+};
+
+/* Host side: the virt_queue pair of (NIC, this host). */
+struct drack_vport {
+	struct drack_dev *dd;
+	u32 nic;
+	u32 owner;
+	u32 gen;				/* NIC generation attached to */
+	struct drack_vq_ctl *ctl;
+	struct drack_ring tx, post, done;
+	struct napi_struct napi;		/* RX completions, TX cleanup */
+
+	spinlock_t tx_lock;			/* TX ring and tx_off */
+	u32 tx_clean;				/* oldest entry not cleaned */
+	u32 tx_kick_base;
+	u64 *tx_off;				/* Buffer per TX slot */
+
+	spinlock_t rx_lock;			/* post/done rings, posted */
+	u32 posted_head;			/* next completion expected */
+	u64 *posted;				/* Buffer per post slot */
+	u32 post_kick_base;
+	u32 refill_short;			/* posts missing: no Buffers */
+
+	struct drack_vport_stats st;
+};
+
+struct drack_vnic_stats {
+	u64 tx_packets, tx_bytes, tx_dropped;
+	u64 rx_packets, rx_bytes;
+	u32 failovers;
+	u64 last_failover_ns;			/* reroute time, last one */
+};
+
+/* A vNIC netdev: host @dd's interface to NIC @id, via vport @via. */
+struct drack_vnic {
+	struct net_device *ndev;
+	struct drack_dev *dd;
+	u32 id;
+	int via;				/* vport NIC id, -1: none */
+	struct drack_vport __rcu *vp;
+	struct u64_stats_sync syncp;		/* tx and rx counters */
+	struct drack_vnic_stats st;
+};
+
+/* Per drack_dev state of the NIC pool, under RTNL. */
+struct drack_nic_host {
+	struct drack_xnic __rcu *xnic[DRACK_MAX_NICS];
+	struct drack_vport __rcu *vport[DRACK_MAX_NICS];
+	struct drack_vnic __rcu *vnic[DRACK_MAX_NICS];
+	struct work_struct work;		/* reconcile with the pool */
+	u64 owner_beat[DRACK_MAX_NICS];		/* last owner heartbeat seen */
+	unsigned long owner_beat_at[DRACK_MAX_NICS];
+	u32 seen_state[DRACK_MAX_NICS];		/* to notice changes fast */
+	u32 seen_gen[DRACK_MAX_NICS];
+	bool dying;
+};
+
+extern unsigned int drack_nic_failover_ms;
+
+static inline struct drack_nic_entry *drack_nic_entry(struct drack_pool *pool,
+						      u32 nic)
+{
+	return drack_pool_ptr(pool, drack_nic_entry_off(&pool->geo, nic));
+}
+
+static inline u32 drack_nic_state(struct drack_pool *pool, u32 nic)
+{
+	return le32_to_cpu(READ_ONCE(drack_nic_entry(pool, nic)->state));
+}
+
+static inline struct drack_vq_ctl *drack_vq_ctl(struct drack_pool *pool,
+						u32 nic, u32 host)
+{
+	return drack_pool_ptr(pool, drack_vq_off(&pool->geo, nic, host));
+}
+
+/* nic.c: per-device setup, the reconcile work, the tick, notifiers */
+void drack_nic_dev_init(struct drack_dev *dd);
+void drack_nic_dev_teardown(struct drack_dev *dd);
+void drack_nic_tick(struct drack_dev *dd);
+void drack_nic_kick(struct drack_dev *dd);
+/* Something changed: run the reconcile work soon (any context). */
+void drack_nic_changed(struct drack_dev *dd);
+bool drack_nic_pending(struct drack_dev *dd);
+int drack_nic_init(void);
+void drack_nic_exit(void);
+/* A usable NIC: up, owner alive and beating. */
+bool drack_nic_usable(struct drack_dev *dd, u32 nic);
+/* A Buffer of @host per the Section table: its class, or -1. */
+int drack_nic_buf_class(struct drack_pool *pool, u32 host, u64 off);
+
+/* xnic.c: the owner side */
+int drack_xnic_export(struct drack_dev *dd, struct net_device *lower,
+		      struct netlink_ext_ack *extack);
+void drack_xnic_unexport(struct drack_xnic *x);
+void drack_xnic_tick(struct drack_xnic *x);
+void drack_xnic_link_changed(struct drack_xnic *x);
+struct drack_xnic *drack_xnic_of(const struct net_device *lower);
+bool drack_xnic_pending(struct drack_xnic *x);
+
+/* vport.c: the host side of a virt_queue pair */
+struct drack_vport *drack_vport_attach(struct drack_dev *dd, u32 nic);
+void drack_vport_detach(struct drack_vport *vp, bool owner_gone);
+int drack_vport_xmit(struct drack_vport *vp, struct sk_buff *skb);
+bool drack_vport_pending(struct drack_vport *vp);
+u64 drack_vport_vnics(struct drack_vport *vp);
+void drack_vport_set_vnics(struct drack_vport *vp, u64 vnics);
+
+/* vnic.c: the netdevs */
+struct drack_vnic *drack_vnic_create(struct drack_dev *dd, u32 id);
+void drack_vnic_destroy(struct drack_vnic *vn, struct list_head *kill);
+void drack_vnic_route(struct drack_vnic *vn, struct drack_vport *vp);
+void drack_vnic_rx(struct drack_vnic *vn, struct napi_struct *napi,
+		   struct sk_buff *skb);
+extern const struct ethtool_ops drack_vnic_ethtool_ops;
+bool drack_is_vnic(const struct net_device *ndev);
+
+#endif /* _DRACK_NIC_H */

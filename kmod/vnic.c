@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vNIC netdevs: "<rackdev>v<N>", one per pooled NIC N in every host the
+ * fabric manager assigned. A vNIC keeps its MAC and addresses for life;
+ * which virt_queue pair carries it (its own NIC's, or another's after a
+ * failover) is the reconcile work's choice (nic.c).
+ */
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <net/rtnetlink.h>
+#include "device.h"
+
+#define DRACK_VNIC_FEATURES (NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_HIGHDMA | \
+			     NETIF_F_FRAGLIST | NETIF_F_GSO_SOFTWARE)
+
+static netdev_tx_t drack_vnic_xmit(struct sk_buff *skb, struct net_device *ndev)
+{
+	struct drack_vnic *vn = netdev_priv(ndev);
+	struct drack_vport *vp = rcu_dereference_bh(vn->vp);
+	u32 len = skb->len;
+	int err;
+
+	if (unlikely(!vp || len < ETH_HLEN || len > DRACK_MAX_FRAME ||
+		     !drack_dev_active(vn->dd)))
+		goto drop;
+	err = drack_vport_xmit(vp, skb);
+	if (err == -ENOSPC) {
+		netif_stop_queue(ndev);
+		/* The vport's NAPI wakes us; it may have run already. */
+		napi_schedule(&vp->napi);
+		return NETDEV_TX_BUSY;
+	}
+	if (err)
+		goto drop;
+	u64_stats_update_begin(&vn->syncp);
+	vn->st.tx_packets++;
+	vn->st.tx_bytes += len;
+	u64_stats_update_end(&vn->syncp);
+	dev_consume_skb_any(skb);
+	return NETDEV_TX_OK;
+drop:
+	u64_stats_update_begin(&vn->syncp);
+	vn->st.tx_dropped++;
+	u64_stats_update_end(&vn->syncp);
+	dev_kfree_skb_any(skb);
+	return NETDEV_TX_OK;
+}
+
+void drack_vnic_rx(struct drack_vnic *vn, struct napi_struct *napi,
+		   struct sk_buff *skb)
+{
+	u32 len = skb->len;
+
+	skb->protocol = eth_type_trans(skb, vn->ndev);
+	u64_stats_update_begin(&vn->syncp);
+	vn->st.rx_packets++;
+	vn->st.rx_bytes += len;
+	u64_stats_update_end(&vn->syncp);
+	napi_gro_receive(napi, skb);
+}
+
+static void drack_vnic_get_stats64(struct net_device *ndev,
+				   struct rtnl_link_stats64 *s)
+{
+	struct drack_vnic *vn = netdev_priv(ndev);
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&vn->syncp);
+		s->tx_packets = vn->st.tx_packets;
+		s->tx_bytes = vn->st.tx_bytes;
+		s->tx_dropped = vn->st.tx_dropped;
+		s->rx_packets = vn->st.rx_packets;
+		s->rx_bytes = vn->st.rx_bytes;
+	} while (u64_stats_fetch_retry(&vn->syncp, start));
+}
+
+/* Publish the MAC where every owner looks it up: our block of NIC id. */
+static void drack_vnic_publish_mac(struct drack_vnic *vn)
+{
+	struct drack_dev *dd = vn->dd;
+
+	if (drack_dev_active(dd))
+		memcpy(drack_vq_ctl(dd->pool, vn->id, dd->host)->mac,
+		       vn->ndev->dev_addr, ETH_ALEN);
+}
+
+static int drack_vnic_set_mac(struct net_device *ndev, void *p)
+{
+	struct drack_vnic *vn = netdev_priv(ndev);
+	int err = eth_mac_addr(ndev, p);
+
+	if (err)
+		return err;
+	drack_vnic_publish_mac(vn);
+	drack_nic_changed(vn->dd);	/* owners refresh their maps */
+	return 0;
+}
+
+static int drack_vnic_open(struct net_device *ndev)
+{
+	netif_start_queue(ndev);
+	return 0;
+}
+
+static int drack_vnic_stop(struct net_device *ndev)
+{
+	netif_stop_queue(ndev);
+	return 0;
+}
+
+static const struct net_device_ops drack_vnic_ops = {
+	.ndo_open = drack_vnic_open,
+	.ndo_stop = drack_vnic_stop,
+	.ndo_start_xmit = drack_vnic_xmit,
+	.ndo_get_stats64 = drack_vnic_get_stats64,
+	.ndo_set_mac_address = drack_vnic_set_mac,
+	.ndo_validate_addr = eth_validate_addr,
+};
+
+bool drack_is_vnic(const struct net_device *ndev)
+{
+	return ndev->netdev_ops == &drack_vnic_ops;
+}
+
+static void drack_vnic_setup(struct net_device *ndev)
+{
+	ether_setup(ndev);
+	ndev->netdev_ops = &drack_vnic_ops;
+	ndev->ethtool_ops = &drack_vnic_ethtool_ops;
+	ndev->needs_free_netdev = true;
+	ndev->priv_flags &= ~IFF_TX_SKB_SHARING;
+	ndev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
+	ndev->features |= DRACK_VNIC_FEATURES;
+	ndev->hw_features |= DRACK_VNIC_FEATURES;
+	ndev->vlan_features |= DRACK_VNIC_FEATURES;
+	/* Frames leave on a physical NIC: its usual MTU, not rack0's. */
+	ndev->min_mtu = ETH_MIN_MTU;
+	ndev->max_mtu = ETH_DATA_LEN;
+}
+
+struct drack_vnic *drack_vnic_create(struct drack_dev *dd, u32 id)
+{
+	char name[IFNAMSIZ];
+	struct net_device *ndev;
+	struct drack_vnic *vn;
+	int err;
+
+	ASSERT_RTNL();
+	if (snprintf(name, sizeof(name), "%sv%u", dd->ndev->name, id) >=
+	    IFNAMSIZ)
+		snprintf(name, sizeof(name), "drackv%%d");
+	ndev = alloc_netdev(sizeof(*vn), name, NET_NAME_ENUM,
+			    drack_vnic_setup);
+	if (!ndev)
+		return NULL;
+	vn = netdev_priv(ndev);
+	vn->ndev = ndev;
+	vn->dd = dd;
+	vn->id = id;
+	vn->via = -1;
+	u64_stats_init(&vn->syncp);
+	dev_net_set(ndev, dev_net(dd->ndev));
+	eth_hw_addr_random(ndev);
+	netif_carrier_off(ndev);
+	err = register_netdevice(ndev);
+	if (err) {
+		netdev_warn(dd->ndev, "cannot create the vNIC of NIC %u: %d\n",
+			    id, err);
+		free_netdev(ndev);
+		return NULL;
+	}
+	drack_vnic_publish_mac(vn);
+	rcu_assign_pointer(dd->nic.vnic[id], vn);
+	netdev_info(ndev, "vNIC of NIC %u of pool %u\n", id, dd->pool->id);
+	return vn;
+}
+
+/* Queue @vn for unregistration on @kill (RTNL); it is unrouted first. */
+void drack_vnic_destroy(struct drack_vnic *vn, struct list_head *kill)
+{
+	ASSERT_RTNL();
+	drack_vnic_route(vn, NULL);
+	RCU_INIT_POINTER(vn->dd->nic.vnic[vn->id], NULL);
+	unregister_netdevice_queue(vn->ndev, kill);
+}
+
+/*
+ * Carry @vn through @vp (NULL: nowhere, carrier off). The old vport stops
+ * accepting its MAC and the new one starts; a gratuitous ARP and an
+ * unsolicited NA tell the switch where the MAC is now.
+ */
+void drack_vnic_route(struct drack_vnic *vn, struct drack_vport *vp)
+{
+	struct drack_vport *old = rtnl_dereference(vn->vp);
+	int via = vp ? (int)vp->nic : -1;
+
+	ASSERT_RTNL();
+	if (old == vp)
+		return;
+	if (old && drack_dev_active(vn->dd))
+		drack_vport_set_vnics(old, drack_vport_vnics(old) &
+					   ~BIT_ULL(vn->id));
+	rcu_assign_pointer(vn->vp, vp);
+	if (!vp) {
+		netif_carrier_off(vn->ndev);
+		vn->via = -1;
+		return;
+	}
+	drack_vport_set_vnics(vp, drack_vport_vnics(vp) | BIT_ULL(vn->id));
+	if (vn->via >= 0 || via != (int)vn->id) {
+		vn->st.failovers++;
+		netdev_info(vn->ndev, "now through NIC %d (was %d)\n", via,
+			    vn->via);
+	}
+	vn->via = via;
+	if (!netif_carrier_ok(vn->ndev))
+		netif_carrier_on(vn->ndev);
+	else
+		netdev_notify_peers(vn->ndev);
+	if (netif_queue_stopped(vn->ndev))
+		netif_wake_queue(vn->ndev);
+}
+
+static const char drack_vnic_stat_names[][ETH_GSTRING_LEN] = {
+	"via_nic", "failovers", "tx_dropped",
+	"port_tx_packets", "port_tx_full", "port_rx_packets",
+	"port_rx_bad", "port_rx_no_vnic",
+};
+
+static void drack_vnic_get_drvinfo(struct net_device *ndev,
+				   struct ethtool_drvinfo *info)
+{
+	strscpy(info->driver, "drack-vnic", sizeof(info->driver));
+	strscpy(info->bus_info, "pool", sizeof(info->bus_info));
+}
+
+static int drack_vnic_get_sset_count(struct net_device *ndev, int sset)
+{
+	return sset == ETH_SS_STATS ? ARRAY_SIZE(drack_vnic_stat_names) :
+				      -EOPNOTSUPP;
+}
+
+static void drack_vnic_get_strings(struct net_device *ndev, u32 sset, u8 *buf)
+{
+	if (sset == ETH_SS_STATS)
+		memcpy(buf, drack_vnic_stat_names,
+		       sizeof(drack_vnic_stat_names));
+}
+
+/* The port counters are those of the vport carrying the vNIC now. */
+static void drack_vnic_get_stats(struct net_device *ndev,
+				 struct ethtool_stats *stats, u64 *data)
+{
+	struct drack_vnic *vn = netdev_priv(ndev);
+	struct drack_vport *vp;
+
+	memset(data, 0, sizeof(u64) * ARRAY_SIZE(drack_vnic_stat_names));
+	data[0] = (u64)(s64)READ_ONCE(vn->via);
+	data[1] = READ_ONCE(vn->st.failovers);
+	data[2] = READ_ONCE(vn->st.tx_dropped);
+	rcu_read_lock();
+	vp = rcu_dereference(vn->vp);
+	if (vp) {
+		data[3] = READ_ONCE(vp->st.tx_packets);
+		data[4] = READ_ONCE(vp->st.tx_full);
+		data[5] = READ_ONCE(vp->st.rx_packets);
+		data[6] = READ_ONCE(vp->st.rx_bad);
+		data[7] = READ_ONCE(vp->st.rx_no_vnic);
+	}
+	rcu_read_unlock();
+}
+
+const struct ethtool_ops drack_vnic_ethtool_ops = {
+	.get_drvinfo = drack_vnic_get_drvinfo,
+	.get_link = ethtool_op_get_link,
+	.get_sset_count = drack_vnic_get_sset_count,
+	.get_strings = drack_vnic_get_strings,
+	.get_ethtool_stats = drack_vnic_get_stats,
+};

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The host side of a virt_queue pair: TX entries name Buffers of ours
+ * lent to the NIC's owner, RX posts hand it empty Buffers to fill, and
+ * RX completions say which were filled. The owner consumes in order, so
+ * which Buffer each slot holds is known here, in kernel memory, and a
+ * completion that names another Buffer is refused.
+ */
+#include <linux/etherdevice.h>
+#include <linux/virtio_net.h>
+#include "device.h"
+
+#define DRACK_VPORT_POSTS	128	/* RX Buffers kept posted */
+#define DRACK_VPORT_DETACH_MS	1000
+
+static u32 drack_vport_mask(const struct drack_vport *vp)
+{
+	return vp->post.size - 1;
+}
+
+/* Post empty Buffers until DRACK_VPORT_POSTS are out (rx_lock held). */
+static void drack_vport_refill(struct drack_vport *vp)
+{
+	struct drack_dev *dd = vp->dd;
+	u32 prod = drack_ring_prod(&vp->post), want;
+	struct drack_ret *slot;
+	u64 off;
+
+	want = min_t(u32, DRACK_VPORT_POSTS, vp->post.size);
+	while (prod - vp->posted_head < want) {
+		off = drack_buf_get(&dd->alloc, DRACK_CLASS_2K, vp->owner);
+		if (!off)
+			break;
+		vp->posted[prod & drack_vport_mask(vp)] = off;
+		slot = drack_ring_slot(&vp->post, prod);
+		WRITE_ONCE(slot->off, cpu_to_le64(off));
+		prod++;
+	}
+	vp->refill_short = want - (prod - vp->posted_head);
+	drack_ring_produce(&vp->post, prod);
+	if (vp->refill_short && drack_alloc_low(&dd->alloc, DRACK_CLASS_2K))
+		napi_schedule(&dd->napi);	/* asks the FM for Sections */
+}
+
+/* Give back TX Buffers the owner is done with (tx_lock held). */
+static void drack_vport_tx_clean(struct drack_vport *vp)
+{
+	u32 cons = drack_ring_cons(&vp->tx), prod = drack_ring_prod(&vp->tx);
+
+	/* A consumer index beyond what we produced is garbage: wait. */
+	if (cons - vp->tx_clean > prod - vp->tx_clean)
+		return;
+	for (; vp->tx_clean != cons; vp->tx_clean++)
+		drack_buf_return(&vp->dd->alloc,
+				 vp->tx_off[vp->tx_clean & (vp->tx.size - 1)],
+				 vp->owner);
+}
+
+int drack_vport_xmit(struct drack_vport *vp, struct sk_buff *skb)
+{
+	struct drack_dev *dd = vp->dd;
+	struct virtio_net_hdr vnet;
+	u32 len = skb->len, prod, cls;
+	struct drack_ref *ref;
+	int err = 0;
+	u64 off;
+
+	if (virtio_net_hdr_from_skb(skb, &vnet, true, true, 0))
+		return -EINVAL;
+	cls = drack_buf_class(len);
+	spin_lock(&vp->tx_lock);
+	drack_vport_tx_clean(vp);
+	if (!drack_ring_space(&vp->tx)) {
+		err = -ENOSPC;
+		goto out;
+	}
+	off = drack_buf_get(&dd->alloc, cls, vp->owner);
+	if (!off) {
+		if (drack_alloc_low(&dd->alloc, cls))
+			napi_schedule(&dd->napi);
+		err = -ENOSPC;
+		goto out;
+	}
+	if (skb_copy_bits(skb, 0, drack_pool_ptr(dd->pool, off), len)) {
+		drack_buf_unget(&dd->alloc, off);
+		err = -EFAULT;
+		goto out;
+	}
+	prod = drack_ring_prod(&vp->tx);
+	vp->tx_off[prod & (vp->tx.size - 1)] = off;
+	ref = drack_ring_slot(&vp->tx, prod);
+	ref->off = cpu_to_le64(off);
+	ref->len = cpu_to_le32(len);
+	ref->src = cpu_to_le16(dd->host);
+	ref->flags = 0;
+	memcpy(&ref->vnet, &vnet, sizeof(vnet));
+	if (drack_ring_publish(&vp->tx, vp->tx_kick_base, prod + 1))
+		drack_pool_kick(dd->pool, vp->owner);
+	vp->tx_kick_base = prod + 1;
+	vp->st.tx_packets++;
+	vp->st.tx_bytes += len;
+out:
+	if (err == -ENOSPC) {
+		vp->st.tx_full++;
+		/* The owner rings us when it has consumed some. */
+		WRITE_ONCE(vp->ctl->flags, cpu_to_le32(DRACK_VQ_F_TX_WAIT));
+	}
+	spin_unlock(&vp->tx_lock);
+	return err;
+}
+
+/* Hand a received frame to the vNICs it is for (RCU, NAPI context). */
+static void drack_vport_demux(struct drack_vport *vp, struct sk_buff *skb)
+{
+	struct drack_nic_host *nh = &vp->dd->nic;
+	const u8 *dest = skb->data;
+	struct drack_vnic *vn, *last = NULL;
+	struct sk_buff *copy;
+	u32 v;
+
+	for (v = 0; v < DRACK_MAX_NICS; v++) {
+		vn = rcu_dereference(nh->vnic[v]);
+		if (!vn || rcu_access_pointer(vn->vp) != vp)
+			continue;
+		if (!is_multicast_ether_addr(dest)) {
+			if (!ether_addr_equal(vn->ndev->dev_addr, dest))
+				continue;
+			drack_vnic_rx(vn, &vp->napi, skb);
+			return;
+		}
+		if (last) {
+			copy = skb_clone(skb, GFP_ATOMIC);
+			if (copy)
+				drack_vnic_rx(last, &vp->napi, copy);
+		}
+		last = vn;
+	}
+	if (last) {
+		drack_vnic_rx(last, &vp->napi, skb);
+		return;
+	}
+	vp->st.rx_no_vnic++;
+	kfree_skb(skb);
+}
+
+/* Take completed frames (rx_lock held); returns how many. */
+static int drack_vport_rx(struct drack_vport *vp, int budget)
+{
+	struct drack_pool *pool = vp->dd->pool;
+	u32 cons, len, pprod = drack_ring_prod(&vp->post);
+	struct sk_buff *skb;
+	struct drack_ref ref;
+	int n, i;
+	u64 off;
+
+	n = drack_ring_avail(&vp->done, &cons);
+	if (n < 0) {
+		drack_ring_resync(&vp->done);
+		vp->st.rx_bad++;
+		return 0;
+	}
+	n = min(n, budget);
+	for (i = 0; i < n; i++) {
+		memcpy(&ref, drack_ring_slot(&vp->done, cons + i), sizeof(ref));
+		off = le64_to_cpu(ref.off);
+		len = le32_to_cpu(ref.len);
+		if (vp->posted_head == pprod ||
+		    off != vp->posted[vp->posted_head & drack_vport_mask(vp)]) {
+			vp->st.rx_bad++;	/* not the Buffer posted next */
+			continue;
+		}
+		vp->posted_head++;
+		if (len < ETH_HLEN || len > DRACK_CLASS_SIZE(DRACK_CLASS_2K)) {
+			vp->st.rx_bad++;
+			drack_buf_return(&vp->dd->alloc, off, vp->owner);
+			continue;
+		}
+		skb = drack_skb_from_buf(&vp->napi, drack_pool_ptr(pool, off),
+					 len);
+		/* Copied: the Buffer goes back to the pool of ours. */
+		drack_buf_return(&vp->dd->alloc, off, vp->owner);
+		if (!skb) {
+			vp->st.rx_alloc_fail++;
+			continue;
+		}
+		if (ref.vnet.flags & VIRTIO_NET_HDR_F_DATA_VALID)
+			skb->ip_summed = CHECKSUM_UNNECESSARY;
+		vp->st.rx_packets++;
+		vp->st.rx_bytes += len;
+		drack_vport_demux(vp, skb);
+	}
+	drack_ring_consume(&vp->done, cons + n);
+	return n;
+}
+
+static void drack_vport_wake(struct drack_vport *vp)
+{
+	struct drack_nic_host *nh = &vp->dd->nic;
+	struct drack_vnic *vn;
+	u32 v;
+
+	if (drack_ring_space(&vp->tx) < vp->tx.size / 4)
+		return;
+	WRITE_ONCE(vp->ctl->flags, 0);
+	for (v = 0; v < DRACK_MAX_NICS; v++) {
+		vn = rcu_dereference(nh->vnic[v]);
+		if (vn && rcu_access_pointer(vn->vp) == vp &&
+		    netif_queue_stopped(vn->ndev))
+			netif_wake_queue(vn->ndev);
+	}
+}
+
+static int drack_vport_poll(struct napi_struct *napi, int budget)
+{
+	struct drack_vport *vp = container_of(napi, struct drack_vport, napi);
+	struct drack_dev *dd = vp->dd;
+	int done;
+
+	if (unlikely(!drack_dev_active(dd))) {
+		napi_complete_done(napi, 0);
+		return 0;
+	}
+	/* A NIC that went down or away: let the reconcile work reroute. */
+	if (!drack_nic_usable(dd, vp->nic))
+		drack_nic_changed(dd);
+
+	spin_lock(&vp->rx_lock);
+	done = drack_vport_rx(vp, budget);
+	drack_vport_refill(vp);
+	spin_unlock(&vp->rx_lock);
+
+	spin_lock(&vp->tx_lock);
+	drack_vport_tx_clean(vp);
+	spin_unlock(&vp->tx_lock);
+	drack_vport_wake(vp);
+
+	if (done < budget && napi_complete_done(napi, done) &&
+	    drack_ring_arm(&vp->done))
+		napi_schedule(napi);
+	return done;
+}
+
+bool drack_vport_pending(struct drack_vport *vp)
+{
+	return drack_ring_prod(&vp->done) != drack_ring_cons(&vp->done) ||
+	       vp->refill_short;
+}
+
+/* Which of our vNICs go through this NIC (RTNL). */
+void drack_vport_set_vnics(struct drack_vport *vp, u64 vnics)
+{
+	WRITE_ONCE(vp->ctl->vnics, cpu_to_le64(vnics));
+	drack_pool_kick(vp->dd->pool, vp->owner);	/* refresh its map */
+}
+
+u64 drack_vport_vnics(struct drack_vport *vp)
+{
+	return le64_to_cpu(READ_ONCE(vp->ctl->vnics));
+}
+
+struct drack_vport *drack_vport_attach(struct drack_dev *dd, u32 nic)
+{
+	struct drack_pool *pool = dd->pool;
+	const struct drack_geometry *g = &pool->geo;
+	struct drack_nic_entry *e = drack_nic_entry(pool, nic);
+	u32 owner = le16_to_cpu(READ_ONCE(e->owner));
+	struct drack_vport *vp;
+	u32 cons;
+
+	ASSERT_RTNL();
+	if (owner >= dd->nhosts)
+		return NULL;
+	vp = kzalloc(sizeof(*vp), GFP_KERNEL);
+	if (!vp)
+		return NULL;
+	vp->tx_off = kcalloc(g->vq_ring_entries, sizeof(u64), GFP_KERNEL);
+	vp->posted = kcalloc(g->vq_ring_entries, sizeof(u64), GFP_KERNEL);
+	if (!vp->tx_off || !vp->posted) {
+		kfree(vp->tx_off);
+		kfree(vp->posted);
+		kfree(vp);
+		return NULL;
+	}
+	vp->dd = dd;
+	vp->nic = nic;
+	vp->owner = owner;
+	vp->gen = le32_to_cpu(READ_ONCE(e->generation));
+	spin_lock_init(&vp->tx_lock);
+	spin_lock_init(&vp->rx_lock);
+	vp->ctl = drack_vq_ctl(pool, nic, dd->host);
+	drack_ring_init(&vp->tx, pool, drack_vq_tx_off(g, nic, dd->host),
+			g->vq_ring_entries, sizeof(struct drack_ref));
+	drack_ring_init(&vp->post, pool, drack_vq_post_off(g, nic, dd->host),
+			g->vq_ring_entries, sizeof(struct drack_ret));
+	drack_ring_init(&vp->done, pool, drack_vq_done_off(g, nic, dd->host),
+			g->vq_ring_entries, sizeof(struct drack_ref));
+
+	/*
+	 * The owner does not serve us now: drop what a previous attach left
+	 * (our producer indexes back to its consumer's, its completions
+	 * skipped). The Buffers those named were taken back at detach.
+	 */
+	cons = drack_ring_cons(&vp->tx);
+	drack_ring_produce(&vp->tx, cons);
+	vp->tx_clean = cons;
+	vp->tx_kick_base = cons;
+	cons = drack_ring_cons(&vp->post);
+	drack_ring_produce(&vp->post, cons);
+	vp->posted_head = cons;
+	vp->post_kick_base = cons;
+	drack_ring_resync(&vp->done);
+	WRITE_ONCE(vp->ctl->flags, 0);
+
+	spin_lock_bh(&vp->rx_lock);
+	drack_vport_refill(vp);
+	spin_unlock_bh(&vp->rx_lock);
+
+	WRITE_ONCE(vp->ctl->seq,
+		   cpu_to_le32(le32_to_cpu(READ_ONCE(vp->ctl->seq)) + 1));
+	smp_wmb();	/* rings and posts before the owner may look */
+	WRITE_ONCE(vp->ctl->attached, cpu_to_le32(vp->gen));
+
+	netif_napi_add(dd->ndev, &vp->napi, drack_vport_poll);
+	napi_enable(&vp->napi);
+	rcu_assign_pointer(dd->nic.vport[nic], vp);
+	drack_pool_kick(pool, owner);
+	return vp;
+}
+
+/* Every Buffer we track goes home: the owner no longer touches them. */
+static void drack_vport_take_back(struct drack_vport *vp)
+{
+	struct drack_alloc *a = &vp->dd->alloc;
+	u32 prod;
+
+	spin_lock_bh(&vp->tx_lock);
+	prod = drack_ring_prod(&vp->tx);
+	for (; vp->tx_clean != prod; vp->tx_clean++)
+		drack_buf_return(a, vp->tx_off[vp->tx_clean &
+					       (vp->tx.size - 1)], vp->owner);
+	spin_unlock_bh(&vp->tx_lock);
+
+	spin_lock_bh(&vp->rx_lock);
+	prod = drack_ring_prod(&vp->post);
+	for (; vp->posted_head != prod; vp->posted_head++)
+		drack_buf_return(a, vp->posted[vp->posted_head &
+					       drack_vport_mask(vp)],
+				 vp->owner);
+	spin_unlock_bh(&vp->rx_lock);
+}
+
+/*
+ * Detach (RTNL). With the owner alive, wait until it says it let go of
+ * our Buffers; with @owner_gone (fenced, or its export ended), or after
+ * the wait, take them back at once. A Buffer the fence path already took
+ * back is refused by drack_buf_return(), so none is freed twice.
+ */
+void drack_vport_detach(struct drack_vport *vp, bool owner_gone)
+{
+	struct drack_dev *dd = vp->dd;
+	u32 seq = le32_to_cpu(READ_ONCE(vp->ctl->seq));
+	int waited;
+
+	ASSERT_RTNL();
+	RCU_INIT_POINTER(dd->nic.vport[vp->nic], NULL);
+	if (drack_dev_active(dd)) {
+		WRITE_ONCE(vp->ctl->attached, 0);
+		WRITE_ONCE(vp->ctl->vnics, 0);
+		drack_pool_kick(dd->pool, vp->owner);
+	}
+	for (waited = 0; !owner_gone && drack_dev_active(dd) &&
+	     waited < DRACK_VPORT_DETACH_MS; waited += 5) {
+		if (le32_to_cpu(READ_ONCE(vp->ctl->flushed)) == seq)
+			break;
+		if (drack_host_state(dd->pool, vp->owner) != DRACK_HOST_UP)
+			break;
+		msleep(5);
+	}
+	napi_disable(&vp->napi);
+	netif_napi_del(&vp->napi);
+	synchronize_net();
+	drack_vport_take_back(vp);
+	kfree(vp->tx_off);
+	kfree(vp->posted);
+	kfree(vp);
+}

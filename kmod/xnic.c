@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The owner side of an exported NIC, standing in for a vNIC DMA engine:
+ * an rx_handler copies frames for the rack's vNICs into Buffers their
+ * hosts posted on RX virt_queues, and a NAPI moves the hosts' TX
+ * virt_queues to the wire, round robin so that no host starves the
+ * others. Every value read from the pool is checked before use.
+ */
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <linux/if_arp.h>
+#include <linux/virtio_net.h>
+#include "device.h"
+
+#define DRACK_XNIC_QUANTUM	16	/* TX entries per host and round */
+
+static rx_handler_result_t drack_xnic_rx_handler(struct sk_buff **pskb);
+
+struct drack_xnic *drack_xnic_of(const struct net_device *lower)
+{
+	if (rcu_access_pointer(lower->rx_handler) != drack_xnic_rx_handler)
+		return NULL;
+	return rcu_dereference_rtnl(lower->rx_handler_data);
+}
+
+static u32 drack_xnic_state_now(struct net_device *lower)
+{
+	return netif_running(lower) && netif_carrier_ok(lower) ?
+	       DRACK_NIC_UP : DRACK_NIC_DOWN;
+}
+
+static void drack_xnic_kick_served(struct drack_xnic *x)
+{
+	u64 m;
+
+	for (m = READ_ONCE(x->serving); m; m &= m - 1)
+		drack_pool_kick(x->dd->pool, __ffs64(m));
+}
+
+/* Stop serving @h: from now on its Buffers are not touched (rx_lock). */
+static void drack_xnic_let_go(struct drack_xnic *x, u32 h)
+{
+	x->serving &= ~BIT_ULL(h);
+	x->vnics[h] = 0;
+	WRITE_ONCE(x->ctl[h]->flushed, cpu_to_le32(x->seq[h]));
+	drack_pool_kick(x->dd->pool, h);
+}
+
+/*
+ * Follow the hosts' control lines: who is attached, which of their vNICs
+ * this NIC serves and with which MACs. Called from the NAPI (rx_lock held),
+ * the only place that changes @serving and the MAC map.
+ */
+static void drack_xnic_refresh(struct drack_xnic *x)
+{
+	struct drack_pool *pool = x->dd->pool;
+	u32 nhosts = pool->geo.max_hosts;
+	u64 nics_mask = BIT_ULL(pool->geo.max_nics) - 1;
+	struct drack_xnic_mac *m;
+	u32 h, v, state;
+	u64 vn;
+
+	for (h = 0; h < nhosts; h++) {
+		struct drack_vq_ctl *ctl = x->ctl[h];
+		bool attached = le32_to_cpu(READ_ONCE(ctl->attached)) == x->gen;
+
+		state = drack_host_state(pool, h);
+		if (state != DRACK_HOST_UP && state != DRACK_HOST_LEAVING) {
+			/* Dead or gone: its Buffers may be someone else's. */
+			x->serving &= ~BIT_ULL(h);
+			x->vnics[h] = 0;
+			continue;
+		}
+		if (!attached) {
+			if (x->serving & BIT_ULL(h))
+				drack_xnic_let_go(x, h);
+			continue;
+		}
+		if (!(x->serving & BIT_ULL(h))) {
+			/* The attach this stands for, echoed at let-go. */
+			x->seq[h] = le32_to_cpu(READ_ONCE(ctl->seq));
+			x->serving |= BIT_ULL(h);
+		}
+		vn = le64_to_cpu(READ_ONCE(ctl->vnics)) & nics_mask;
+		x->vnics[h] = vn;
+	}
+
+	x->nmap = 0;
+	for (h = 0; h < nhosts; h++) {
+		for (vn = x->vnics[h]; vn; vn &= vn - 1) {
+			v = __ffs64(vn);
+			m = &x->map[x->nmap];
+			memcpy(m->mac, drack_vq_ctl(pool, v, h)->mac, ETH_ALEN);
+			if (!is_valid_ether_addr(m->mac))
+				continue;
+			m->host = h;
+			m->vnic = v;
+			x->nmap++;
+		}
+	}
+}
+
+static const struct drack_xnic_mac *drack_xnic_lookup(struct drack_xnic *x,
+						      const u8 *mac)
+{
+	u32 i;
+
+	for (i = 0; i < x->nmap; i++)
+		if (ether_addr_equal(x->map[i].mac, mac))
+			return &x->map[i];
+	return NULL;
+}
+
+/* Copy a received frame into the next Buffer @h posted (rx_lock held). */
+static void drack_xnic_deliver(struct drack_xnic *x, u32 h,
+			       const struct sk_buff *skb)
+{
+	struct drack_pool *pool = x->dd->pool;
+	struct drack_ring *post = &x->post[h], *done = &x->done[h];
+	int mac_len = skb->data - skb_mac_header(skb);
+	u32 len = skb->len + mac_len, pcons, dprod;
+	struct virtio_net_hdr vnet = {};
+	struct drack_ref *ref;
+	int n, cls;
+	u64 off;
+
+	if (len > DRACK_CLASS_SIZE(DRACK_CLASS_2K) || mac_len < ETH_HLEN) {
+		x->st.rx_too_big++;
+		return;
+	}
+	n = drack_ring_avail(post, &pcons);
+	if (n < 0) {
+		drack_ring_resync(post);
+		x->st.rx_bad_post++;
+		return;
+	}
+	if (!n || !drack_ring_space(done)) {
+		x->st.rx_no_buffer++;
+		return;
+	}
+	off = le64_to_cpu(READ_ONCE(((struct drack_ret *)
+				     drack_ring_slot(post, pcons))->off));
+	drack_ring_consume(post, pcons + 1);
+	cls = drack_nic_buf_class(pool, h, off);
+	if (cls < 0) {
+		x->st.rx_bad_post++;
+		return;
+	}
+	if (skb_copy_bits(skb, -mac_len, drack_pool_ptr(pool, off), len)) {
+		x->st.rx_too_big++;
+		return;
+	}
+	if (skb->ip_summed == CHECKSUM_UNNECESSARY)
+		vnet.flags = VIRTIO_NET_HDR_F_DATA_VALID;
+
+	dprod = drack_ring_prod(done);
+	ref = drack_ring_slot(done, dprod);
+	ref->off = cpu_to_le64(off);
+	ref->len = cpu_to_le32(len);
+	ref->src = cpu_to_le16(x->dd->host);
+	ref->flags = 0;
+	memcpy(&ref->vnet, &vnet, sizeof(vnet));
+	if (drack_ring_publish(done, x->done_kick_base[h], dprod + 1))
+		drack_pool_kick(pool, h);
+	x->done_kick_base[h] = dprod + 1;
+	x->st.rx_packets++;
+	x->st.rx_bytes += len;
+}
+
+static rx_handler_result_t drack_xnic_rx_handler(struct sk_buff **pskb)
+{
+	struct sk_buff *skb = *pskb;
+	struct drack_xnic *x = rcu_dereference(skb->dev->rx_handler_data);
+	const u8 *dest = eth_hdr(skb)->h_dest;
+	const struct drack_xnic_mac *m;
+	u64 hosts = 0;
+	u32 i;
+
+	if (skb->pkt_type == PACKET_LOOPBACK || !drack_dev_active(x->dd))
+		return RX_HANDLER_PASS;
+
+	spin_lock(&x->rx_lock);
+	if (is_multicast_ether_addr(dest)) {
+		/* One copy per host; it hands it to each of its vNICs here. */
+		for (i = 0; i < x->nmap; i++)
+			hosts |= BIT_ULL(x->map[i].host);
+		for (; hosts; hosts &= hosts - 1)
+			drack_xnic_deliver(x, __ffs64(hosts), skb);
+		spin_unlock(&x->rx_lock);
+		return RX_HANDLER_PASS;
+	}
+	m = drack_xnic_lookup(x, dest);
+	if (m)
+		drack_xnic_deliver(x, m->host, skb);
+	spin_unlock(&x->rx_lock);
+	if (!m)
+		return RX_HANDLER_PASS;
+	consume_skb(skb);
+	return RX_HANDLER_CONSUMED;
+}
+
+/* Is @src the MAC of one of @h's vNICs that this NIC serves? */
+static bool drack_xnic_src_ok(struct drack_xnic *x, u32 h, const u8 *src)
+{
+	const struct drack_xnic_mac *m = drack_xnic_lookup(x, src);
+
+	return m && m->host == h;
+}
+
+static void drack_xnic_tx_one(struct drack_xnic *x, u32 h,
+			      const struct drack_ref *ref)
+{
+	struct drack_pool *pool = x->dd->pool;
+	u64 off = le64_to_cpu(ref->off);
+	u32 len = le32_to_cpu(ref->len);
+	struct sk_buff *skb;
+	const u8 *buf;
+	int cls;
+
+	cls = drack_nic_buf_class(pool, h, off);
+	if (cls < 0 || le16_to_cpu(ref->src) != h || len < ETH_HLEN ||
+	    len > DRACK_CLASS_SIZE(cls)) {
+		x->st.tx_bad++;
+		return;
+	}
+	buf = drack_pool_ptr(pool, off);
+	if (!drack_xnic_src_ok(x, h, buf + ETH_ALEN)) {
+		x->st.tx_spoofed++;
+		return;
+	}
+	skb = drack_skb_from_buf(&x->napi, buf, len);
+	if (!skb) {
+		x->st.tx_dropped++;
+		return;
+	}
+	skb->dev = x->lower;
+	skb_reset_mac_header(skb);
+	skb_set_network_header(skb, ETH_HLEN);
+	skb->protocol = eth_hdr(skb)->h_proto;
+	if (virtio_net_hdr_to_skb(skb, &ref->vnet, true)) {
+		x->st.tx_bad++;
+		kfree_skb(skb);
+		return;
+	}
+	x->st.tx_packets++;
+	x->st.tx_bytes += len;
+	if (dev_queue_xmit(skb) != NET_XMIT_SUCCESS)
+		x->st.tx_dropped++;
+}
+
+static int drack_xnic_tx_host(struct drack_xnic *x, u32 h, int quota)
+{
+	struct drack_ring *r = &x->tx[h];
+	struct drack_ref ref;
+	u32 cons;
+	int n, i;
+
+	n = drack_ring_avail(r, &cons);
+	if (n < 0) {
+		drack_ring_resync(r);
+		x->st.tx_bad++;
+		return 0;
+	}
+	n = min(n, quota);
+	for (i = 0; i < n; i++) {
+		memcpy(&ref, drack_ring_slot(r, cons + i), sizeof(ref));
+		drack_xnic_tx_one(x, h, &ref);
+	}
+	if (n) {
+		drack_ring_consume(r, cons + n);
+		if (le32_to_cpu(READ_ONCE(x->ctl[h]->flags)) &
+		    DRACK_VQ_F_TX_WAIT)
+			drack_pool_kick(x->dd->pool, h);
+	}
+	return n;
+}
+
+static bool drack_xnic_arm(struct drack_xnic *x)
+{
+	bool pending = false;
+	u64 m;
+
+	for (m = x->serving; m; m &= m - 1)
+		pending |= drack_ring_arm(&x->tx[__ffs64(m)]);
+	return pending;
+}
+
+static int drack_xnic_poll(struct napi_struct *napi, int budget)
+{
+	struct drack_xnic *x = container_of(napi, struct drack_xnic, napi);
+	u32 nhosts = x->dd->nhosts, h, i;
+	int done = 0, n;
+	bool more = true;
+
+	if (unlikely(!drack_dev_active(x->dd))) {
+		napi_complete_done(napi, 0);
+		return 0;
+	}
+	spin_lock(&x->rx_lock);
+	drack_xnic_refresh(x);
+	spin_unlock(&x->rx_lock);
+
+	while (more && done < budget) {
+		more = false;
+		for (i = 0; i < nhosts && done < budget; i++) {
+			h = (x->next + i) % nhosts;
+			if (!(x->serving & BIT_ULL(h)))
+				continue;
+			n = drack_xnic_tx_host(x, h,
+					       min(DRACK_XNIC_QUANTUM,
+						   budget - done));
+			done += n;
+			more |= n == DRACK_XNIC_QUANTUM;
+		}
+	}
+	x->next = (x->next + 1) % nhosts;
+
+	if (done < budget && napi_complete_done(napi, done) &&
+	    drack_xnic_arm(x))
+		napi_schedule(napi);
+	return done;
+}
+
+bool drack_xnic_pending(struct drack_xnic *x)
+{
+	u32 h;
+
+	for (h = 0; h < x->dd->nhosts; h++) {
+		bool attached = le32_to_cpu(READ_ONCE(x->ctl[h]->attached)) ==
+				x->gen;
+
+		if (attached != !!(READ_ONCE(x->serving) & BIT_ULL(h)))
+			return true;
+		if (attached &&
+		    drack_ring_prod(&x->tx[h]) != drack_ring_cons(&x->tx[h]))
+			return true;
+	}
+	return false;
+}
+
+/* Heartbeat: publish the load the FM and failover choices look at. */
+void drack_xnic_tick(struct drack_xnic *x)
+{
+	struct drack_nic_entry *e = drack_nic_entry(x->dd->pool, x->id);
+	u32 depth = 0, h;
+
+	for (h = 0; h < x->dd->nhosts; h++)
+		if (READ_ONCE(x->serving) & BIT_ULL(h))
+			depth += drack_ring_prod(&x->tx[h]) -
+				 drack_ring_cons(&x->tx[h]);
+	WRITE_ONCE(e->queue_depth, cpu_to_le32(depth));
+	WRITE_ONCE(e->tx_bytes, cpu_to_le64(READ_ONCE(x->st.tx_bytes)));
+	WRITE_ONCE(e->rx_bytes, cpu_to_le64(READ_ONCE(x->st.rx_bytes)));
+	WRITE_ONCE(e->drops,
+		   cpu_to_le64(READ_ONCE(x->st.rx_no_buffer) +
+			       READ_ONCE(x->st.tx_dropped) +
+			       READ_ONCE(x->st.tx_bad) +
+			       READ_ONCE(x->st.rx_bad_post)));
+	/* Attaches and detaches are noticed even when nobody rings. */
+	if (drack_xnic_pending(x))
+		napi_schedule(&x->napi);
+}
+
+/* The physical link went up or down: tell the hosts at once. */
+void drack_xnic_link_changed(struct drack_xnic *x)
+{
+	struct drack_nic_entry *e = drack_nic_entry(x->dd->pool, x->id);
+	u32 state = drack_xnic_state_now(x->lower);
+
+	if (le32_to_cpu(READ_ONCE(e->state)) == state)
+		return;
+	WRITE_ONCE(e->state, cpu_to_le32(state));
+	netdev_info(x->dd->ndev, "exported NIC %s (nic %u) is %s\n",
+		    x->lower->name, x->id, state == DRACK_NIC_UP ? "up" : "down");
+	drack_xnic_kick_served(x);
+	drack_pool_nics_changed(x->dd->pool);
+	drack_nl_nic_notify(x->dd->pool, x->id);
+}
+
+static u32 drack_xnic_rate(struct net_device *lower)
+{
+	struct ethtool_link_ksettings ks;
+
+	if (__ethtool_get_link_ksettings(lower, &ks) ||
+	    ks.base.speed == (u32)SPEED_UNKNOWN)
+		return 0;
+	return ks.base.speed;
+}
+
+/*
+ * A slot for @lower: the one this host had for the same NIC (export
+ * again, or after a rejoin), else a free one claimed by compare and
+ * exchange. Returns the slot or -ENOSPC.
+ */
+static int drack_xnic_claim(struct drack_dev *dd, struct net_device *lower)
+{
+	struct drack_pool *pool = dd->pool;
+	u32 n, free_state = cpu_to_le32(DRACK_NIC_FREE);
+	struct drack_nic_entry *e;
+
+	for (n = 0; n < pool->geo.max_nics; n++) {
+		e = drack_nic_entry(pool, n);
+		if (drack_nic_state(pool, n) != DRACK_NIC_FREE &&
+		    le16_to_cpu(READ_ONCE(e->owner)) == dd->host &&
+		    ether_addr_equal(e->mac, lower->dev_addr) &&
+		    !rtnl_dereference(dd->nic.xnic[n]))
+			return n;
+	}
+	for (n = 0; n < pool->geo.max_nics; n++) {
+		e = drack_nic_entry(pool, n);
+		if (cmpxchg((u32 *)&e->state, free_state,
+			    cpu_to_le32(DRACK_NIC_DOWN)) == free_state) {
+			WRITE_ONCE(e->assigned, 0);
+			return n;
+		}
+	}
+	return -ENOSPC;
+}
+
+int drack_xnic_export(struct drack_dev *dd, struct net_device *lower,
+		      struct netlink_ext_ack *extack)
+{
+	struct drack_pool *pool = dd->pool;
+	const struct drack_geometry *g = &pool->geo;
+	struct drack_nic_entry *e;
+	struct drack_xnic *x;
+	int id, err;
+	u32 h, gen;
+
+	ASSERT_RTNL();
+	if (!g->max_nics) {
+		NL_SET_ERR_MSG(extack, "the pool has no NIC table (format version 1): format it again");
+		return -EOPNOTSUPP;
+	}
+	if (lower->type != ARPHRD_ETHER || lower->addr_len != ETH_ALEN ||
+	    (lower->flags & IFF_LOOPBACK)) {
+		NL_SET_ERR_MSG(extack, "only Ethernet devices can be exported");
+		return -EINVAL;
+	}
+	if (lower->rtnl_link_ops == &drack_link_ops || drack_is_vnic(lower)) {
+		NL_SET_ERR_MSG(extack, "drack's own devices cannot be exported");
+		return -EINVAL;
+	}
+	if (!drack_dev_active(dd) || dd->leaving || dd->nic.dying) {
+		NL_SET_ERR_MSG(extack, "the drack device is not an active member of its pool");
+		return -ENETDOWN;
+	}
+	if (netdev_is_rx_handler_busy(lower)) {
+		if (drack_xnic_of(lower))
+			NL_SET_ERR_MSG(extack, "the device is exported already");
+		else
+			NL_SET_ERR_MSG(extack, "the device has an rx handler already (bridge, bond, macvlan...)");
+		return -EBUSY;
+	}
+
+	x = kvzalloc(sizeof(*x), GFP_KERNEL);
+	if (!x)
+		return -ENOMEM;
+	id = drack_xnic_claim(dd, lower);
+	if (id < 0) {
+		kvfree(x);
+		NL_SET_ERR_MSG(extack, "the pool's NIC table is full");
+		return id;
+	}
+	x->dd = dd;
+	x->lower = lower;
+	x->id = id;
+	spin_lock_init(&x->rx_lock);
+	for (h = 0; h < g->max_hosts; h++) {
+		x->ctl[h] = drack_vq_ctl(pool, id, h);
+		drack_ring_init(&x->tx[h], pool, drack_vq_tx_off(g, id, h),
+				g->vq_ring_entries, sizeof(struct drack_ref));
+		drack_ring_init(&x->post[h], pool, drack_vq_post_off(g, id, h),
+				g->vq_ring_entries, sizeof(struct drack_ret));
+		drack_ring_init(&x->done[h], pool, drack_vq_done_off(g, id, h),
+				g->vq_ring_entries, sizeof(struct drack_ref));
+		drack_ring_reset(&x->tx[h]);
+		drack_ring_reset(&x->post[h]);
+		drack_ring_reset(&x->done[h]);
+	}
+
+	e = drack_nic_entry(pool, id);
+	gen = le32_to_cpu(READ_ONCE(e->generation)) + 1;
+	x->gen = gen ? gen : 1;
+	e->owner = cpu_to_le16(dd->host);
+	memcpy(e->mac, lower->dev_addr, ETH_ALEN);
+	e->rate_mbps = cpu_to_le32(drack_xnic_rate(lower));
+	e->queue_depth = 0;
+	e->tx_bytes = 0;
+	e->rx_bytes = 0;
+	e->drops = 0;
+	/* Rings reset before hosts may attach to the new generation. */
+	smp_wmb();
+	WRITE_ONCE(e->generation, cpu_to_le32(x->gen));
+
+	netif_napi_add(dd->ndev, &x->napi, drack_xnic_poll);
+	napi_enable(&x->napi);
+	err = netdev_rx_handler_register(lower, drack_xnic_rx_handler, x);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "cannot attach to the device");
+		goto err_napi;
+	}
+	/* vNIC MACs arrive on this port; frames must be MTU sized. */
+	err = dev_set_promiscuity(lower, 1);
+	if (err)
+		goto err_handler;
+	dev_disable_lro(lower);
+	if (lower->wanted_features & NETIF_F_GRO) {
+		x->gro_was_on = true;
+		lower->wanted_features &= ~NETIF_F_GRO;
+		netdev_update_features(lower);
+	}
+	netdev_hold(lower, &x->lower_tracker, GFP_KERNEL);
+	rcu_assign_pointer(dd->nic.xnic[id], x);
+	WRITE_ONCE(e->state, cpu_to_le32(drack_xnic_state_now(lower)));
+	netdev_info(dd->ndev, "exported %s as NIC %u of pool %u (generation %u)\n",
+		    lower->name, id, pool->id, x->gen);
+	drack_pool_nics_changed(pool);
+	drack_nl_nic_notify(pool, id);
+	return id;
+
+err_handler:
+	netdev_rx_handler_unregister(lower);
+err_napi:
+	napi_disable(&x->napi);
+	netif_napi_del(&x->napi);
+	WRITE_ONCE(e->state, cpu_to_le32(DRACK_NIC_FREE));
+	kvfree(x);
+	return err;
+}
+
+void drack_xnic_unexport(struct drack_xnic *x)
+{
+	struct drack_dev *dd = x->dd;
+	struct drack_pool *pool = dd->pool;
+	struct drack_nic_entry *e = drack_nic_entry(pool, x->id);
+	bool writes = drack_dev_active(dd);
+	u32 h;
+
+	ASSERT_RTNL();
+	if (writes)
+		WRITE_ONCE(e->state, cpu_to_le32(DRACK_NIC_DOWN));
+	drack_xnic_kick_served(x);
+	netdev_rx_handler_unregister(x->lower);	/* synchronize_net() */
+	napi_disable(&x->napi);
+	netif_napi_del(&x->napi);
+	RCU_INIT_POINTER(dd->nic.xnic[x->id], NULL);
+	synchronize_net();
+
+	/* No frame is copied any more: hosts may take their Buffers back. */
+	if (writes) {
+		for (h = 0; h < dd->nhosts; h++)
+			if (x->serving & BIT_ULL(h))
+				drack_xnic_let_go(x, h);
+		WRITE_ONCE(e->assigned, 0);
+		WRITE_ONCE(e->state, cpu_to_le32(DRACK_NIC_FREE));
+	}
+	dev_set_promiscuity(x->lower, -1);
+	if (x->gro_was_on) {
+		x->lower->wanted_features |= NETIF_F_GRO;
+		netdev_update_features(x->lower);
+	}
+	netdev_info(dd->ndev, "NIC %u (%s) no longer exported\n", x->id,
+		    x->lower->name);
+	netdev_put(x->lower, &x->lower_tracker);
+	drack_pool_nics_changed(pool);
+	drack_nl_nic_notify(pool, x->id);
+	kvfree(x);
+}

