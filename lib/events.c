@@ -101,6 +101,11 @@ static int dl_event_parse(struct drack_events *ev, struct nlmsghdr *nlh,
 		if (!tb[DRACK_A_SECTION_ID] || !tb[DRACK_A_SECTION_OWNER])
 			return 0;
 		break;
+	case DRACK_CMD_NIC_NOTIFY:
+		e.type = DRACK_EVENT_NIC_NOTIFY;
+		if (!tb[DRACK_A_NIC_ID] || !tb[DRACK_A_NIC_STATE])
+			return 0;
+		break;
 	default:
 		return 0;
 	}
@@ -111,6 +116,11 @@ static int dl_event_parse(struct drack_events *ev, struct nlmsghdr *nlh,
 	e.state = dl_u32(tb, DRACK_A_HOST_STATE);
 	e.section = dl_u32(tb, DRACK_A_SECTION_ID);
 	e.owner = dl_u32(tb, DRACK_A_SECTION_OWNER);
+	if (e.type == DRACK_EVENT_NIC_NOTIFY) {
+		e.nic = dl_u32(tb, DRACK_A_NIC_ID);
+		e.state = dl_u32(tb, DRACK_A_NIC_STATE);
+		e.owner = dl_u32(tb, DRACK_A_NIC_OWNER);
+	}
 	cb(&e, arg);
 	return 1;
 }

@@ -15,6 +15,12 @@ static const char *const dl_class_names[DRACK_NR_CLASSES] = {
 	[DRACK_CLASS_64K]	= "64k",
 };
 
+static const char *const dl_nic_state_names[DRACK_NIC_NR_STATES] = {
+	[DRACK_NIC_FREE]	= "free",
+	[DRACK_NIC_UP]		= "up",
+	[DRACK_NIC_DOWN]	= "down",
+};
+
 const char *drack_host_state_name(uint32_t state)
 {
 	return state < DRACK_HOST_NR_STATES ? dl_state_names[state] : "?";
@@ -23,6 +29,11 @@ const char *drack_host_state_name(uint32_t state)
 const char *drack_class_name(uint32_t buf_class)
 {
 	return buf_class < DRACK_NR_CLASSES ? dl_class_names[buf_class] : "?";
+}
+
+const char *drack_nic_state_name(uint32_t state)
+{
+	return state < DRACK_NIC_NR_STATES ? dl_nic_state_names[state] : "?";
 }
 
 static const char *const dl_stat_names[DRACK_STAT_MAX + 1] = {

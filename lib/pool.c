@@ -18,6 +18,7 @@ static void dl_pool_info(struct nlattr **tb, struct drack_pool_info *p)
 	p->regions = dl_u32(tb, DRACK_A_POOL_REGIONS);
 	p->fm_pid = dl_u32(tb, DRACK_A_POOL_FM_PID);
 	p->fm_epoch = dl_u64(tb, DRACK_A_POOL_FM_EPOCH);
+	p->max_nics = dl_u32(tb, DRACK_A_POOL_MAX_NICS);
 }
 
 struct dl_pool_walk {

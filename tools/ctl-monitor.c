@@ -17,15 +17,18 @@
 #define MON_SECTION	(1U << DRACK_EVENT_SECTION_REQUEST | \
 			 1U << DRACK_EVENT_SECTION_NOTIFY)
 #define MON_HOST	(1U << DRACK_EVENT_HOST_NOTIFY)
+#define MON_NIC		(1U << DRACK_EVENT_NIC_NOTIFY)
+#define MON_ALL		(MON_SECTION | MON_HOST | MON_NIC)
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: drackctl [ -j ] monitor [ all | section | host ]\n"
+		"Usage: drackctl [ -j ] monitor [ all | section | host | nic ]\n"
 		"       drackctl monitor help\n"
 		"section: Section requests of hosts short of Buffers, Sections\n"
 		"granted and given back;\n"
-		"host: hosts joining, leaving, fenced and reclaimed. Stops at SIGINT.\n");
+		"host: hosts joining, leaving, fenced and reclaimed;\n"
+		"nic: NICs exported, unexported, going down and up. Stops at SIGINT.\n");
 }
 
 static volatile sig_atomic_t mon_stop;
@@ -89,6 +92,14 @@ static void mon_event(const struct drack_event *e, void *arg)
 		print_uint(PRINT_ANY, "section", " section %u", e->section);
 		mon_owner(e);
 		break;
+	case DRACK_EVENT_NIC_NOTIFY:
+		print_string(PRINT_ANY, "event", "%s", "nic_notify");
+		print_uint(PRINT_ANY, "pool", " pool %u", e->pool);
+		print_uint(PRINT_ANY, "nic", " nic %u", e->nic);
+		print_string(PRINT_ANY, "state", " state %s",
+			     drack_nic_state_name(e->state));
+		print_uint(PRINT_ANY, "owner", " owner %u", e->owner);
+		break;
 	}
 	close_json_object();
 	print_nl();
@@ -129,17 +140,19 @@ int do_monitor(int argc, char **argv)
 			usage(stdout);
 			return CTL_OK;
 		} else if (matches(*argv, "all")) {
-			mask |= MON_SECTION | MON_HOST;
+			mask |= MON_ALL;
 		} else if (matches(*argv, "section")) {
 			mask |= MON_SECTION;
 		} else if (matches(*argv, "host")) {
 			mask |= MON_HOST;
+		} else if (matches(*argv, "nic")) {
+			mask |= MON_NIC;
 		} else {
 			return garbage("monitor", *argv);
 		}
 	}
 	if (!mask)
-		mask = MON_SECTION | MON_HOST;
+		mask = MON_ALL;
 
 	if (!ctl_nl())
 		return CTL_EKERNEL;

@@ -39,6 +39,7 @@ static void print_pool(const struct drack_pool_info *p)
 	print_uint(PRINT_ANY, "meta_sections", "meta %u ", p->meta_sections);
 	print_uint(PRINT_ANY, "free_sections", "free %u ", p->free_sections);
 	print_uint(PRINT_ANY, "max_hosts", "max_hosts %u ", p->max_hosts);
+	print_uint(PRINT_ANY, "max_nics", "max_nics %u ", p->max_nics);
 	print_uint(PRINT_ANY, "regions", "regions %u ", p->regions);
 	print_uint(PRINT_JSON, "fm_pid", NULL, p->fm_pid);
 	if (p->fm_pid)

@@ -206,5 +206,17 @@ int do_section(int argc, char **argv);
 int do_buffer(int argc, char **argv);
 int do_link(int argc, char **argv);
 int do_monitor(int argc, char **argv);
+int do_nic(int argc, char **argv);
+
+/* ---- the NIC pool (ctl-nic.c, ctl-nic-mptcp.c) ---------------------- */
+
+/* "drackctl nic mptcp ...": the arguments after "mptcp". */
+int do_nic_mptcp(int argc, char **argv);
+/* A NIC id: below DRACK_MAX_NICS. */
+int get_nic_id(uint32_t *val, const char *arg);
+/* ctl_err(), or for -EOPNOTSUPP: "this drack.ko has no NIC pool". */
+int ctl_nic_err(int err, const char *extack, const char *context);
+/* Every pool of the kernel, as dumped: count or -errno; free() *pools. */
+int ctl_nic_pools(struct drack_pool_info **pools);
 
 #endif /* _DRACKCTL_H */

@@ -5,7 +5,8 @@
  * Sections to the hosts that ask for them within a per-host quota,
  * spreading each host's Sections across the pool's Regions, revokes
  * Sections hosts do not need, and fences and reclaims hosts whose
- * heartbeat stopped. Waits for drack.ko if it is not loaded yet and
+ * heartbeat stopped, and assigns every exported NIC of the NIC pool to
+ * every host that is up. Waits for drack.ko if it is not loaded yet and
  * follows it across reloads; new pools are picked up by polling.
  */
 #include <errno.h>
@@ -34,6 +35,7 @@ struct fmd {
 	bool reclaim_pending;	/* a fenced host waits to be reclaimed */
 	uint64_t next_poll;
 	uint64_t next_reclaim;	/* 0: not scheduled */
+	uint64_t next_nic_load;	/* 0: not scheduled */
 	/* the configuration's sources, for SIGHUP */
 	const char *conf_path;
 	bool conf_must_exist;
@@ -194,12 +196,14 @@ static void fmd_scan_pools(struct fmd *f)
 			continue;
 		}
 		fp->seen = true;
+		fp->max_nics = d.pi[i].max_nics;
 		if (fmd_pool_lost(fp, &d.pi[i])) {
 			fmd_warn("pool %u: no longer its fabric manager (now pid %u, epoch %llu), registering again",
 				 fp->id, d.pi[i].fm_pid,
 				 (unsigned long long)d.pi[i].fm_epoch);
 			fp->registered = false;
 			memset(fp->host, 0, sizeof(fp->host));
+			fp->hosts_ok = false;
 		}
 		if (!fp->registered)
 			fmd_pool_register(f->nl, fp, &d.pi[i]);
@@ -262,9 +266,12 @@ static void fmd_poll(struct fmd *f)
 	fmd_scan_pools(f);
 	if (f->fatal)
 		return;
-	for (i = 0; i < f->npools; i++)
-		if (f->pools[i].registered)
-			pending |= fmd_health_poll(f->nl, &f->pools[i]);
+	for (i = 0; i < f->npools; i++) {
+		if (!f->pools[i].registered)
+			continue;
+		pending |= fmd_health_poll(f->nl, &f->pools[i]);
+		fmd_nic_poll(f->nl, &f->pools[i]);
+	}
 	f->reclaim_pending = pending;
 }
 
@@ -275,6 +282,15 @@ static void fmd_reclaim(struct fmd *f)
 	for (i = 0; i < f->npools; i++)
 		if (f->pools[i].registered)
 			fmd_reclaim_pass(f->nl, &f->pools[i]);
+}
+
+static void fmd_nic_load(struct fmd *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->npools; i++)
+		if (f->pools[i].registered)
+			fmd_nic_load_log(f->nl, &f->pools[i]);
 }
 
 static void fmd_event(const struct drack_event *e, void *arg)
@@ -291,11 +307,16 @@ static void fmd_event(const struct drack_event *e, void *arg)
 		fmd_handle_request(f->nl, fp, e->host, e->buf_class, e->count);
 		break;
 	case DRACK_EVENT_HOST_NOTIFY:
-		if (e->host < DRACK_MAX_HOSTS)
+		if (e->host < DRACK_MAX_HOSTS) {
 			fmd_host_state(fp, e->host, e->state);
+			fmd_nic_hosts_changed(f->nl, fp);
+		}
 		break;
 	case DRACK_EVENT_SECTION_NOTIFY:
 		fmd_reclaim_section_event(fp, e->section, e->owner);
+		break;
+	case DRACK_EVENT_NIC_NOTIFY:
+		fmd_nic_event(f->nl, fp, e->nic, e->state, e->owner);
 		break;
 	}
 }
@@ -355,6 +376,7 @@ static void fmd_reload(struct fmd *f)
 	f->check_pools = true;
 	f->next_poll = 0;	/* apply pools = ... now */
 	f->next_reclaim = 0;
+	f->next_nic_load = 0;
 }
 
 /*
@@ -392,7 +414,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: drack-fmd [OPTIONS]\n"
 		"The drack fabric manager: grants pool Sections to hosts, takes back\n"
-		"unused ones, fences hosts that stopped.\n\n"
+		"unused ones, fences hosts that stopped, assigns exported NICs to hosts.\n\n"
 		"  -c, --config FILE   configuration file (default " FMD_CONF_DEFAULT ",\n"
 		"                      which may be absent)\n"
 		"  -f, --foreground    stay in the foreground, log to stderr (default)\n"
@@ -400,6 +422,9 @@ static void usage(FILE *out)
 		"  -q, --quota N       at most N Sections per host and pool (quota = N)\n"
 		"                      (default: max(2, data Sections / hosts up))\n"
 		"      --format        format idle pools when taking them on (format = yes)\n"
+		"      --nic-load-interval S\n"
+		"                      log the load of every NIC every S seconds, 0: never\n"
+		"                      (nic-load-interval = S; default 10)\n"
 		"  -o, --set KEY=VALUE set a configuration key, over the file\n"
 		"  -t, --test-config   check the configuration, print it, exit\n"
 		"  -v, --verbose       log grants, hosts and pools (log-level = debug)\n"
@@ -448,13 +473,14 @@ static bool fmd_signals(struct fmd *f, int sfd)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_VERSION = 256, OPT_FORMAT };
+	enum { OPT_VERSION = 256, OPT_FORMAT, OPT_NIC_LOAD };
 	static const struct option opts[] = {
 		{ "config",	required_argument,	NULL, 'c' },
 		{ "foreground",	no_argument,		NULL, 'f' },
 		{ "daemon",	no_argument,		NULL, 'd' },
 		{ "quota",	required_argument,	NULL, 'q' },
 		{ "format",	no_argument,		NULL, OPT_FORMAT },
+		{ "nic-load-interval", required_argument, NULL, OPT_NIC_LOAD },
 		{ "set",	required_argument,	NULL, 'o' },
 		{ "test-config", no_argument,		NULL, 't' },
 		{ "verbose",	no_argument,		NULL, 'v' },
@@ -488,6 +514,9 @@ int main(int argc, char **argv)
 		case OPT_FORMAT:
 			ret = fmd_add_override(&f, "format", "yes");
 			break;
+		case OPT_NIC_LOAD:
+			ret = fmd_add_override(&f, "nic-load-interval", optarg);
+			break;
 		case 'o':
 			ret = fmd_add_override(&f, NULL, optarg);
 			break;
@@ -507,8 +536,8 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
-		if ((c == 'q' || c == 'o' || c == 'v' || c == OPT_FORMAT) &&
-		    ret) {
+		if ((c == 'q' || c == 'o' || c == 'v' || c == OPT_FORMAT ||
+		     c == OPT_NIC_LOAD) && ret) {
 			fprintf(stderr, "drack-fmd: out of memory\n");
 			return 1;
 		}
@@ -606,9 +635,23 @@ int main(int argc, char **argv)
 			f.next_reclaim = now + fmd_conf.reclaim_interval_ms;
 		}
 
+		if (!f.nl || !fmd_conf.nic_load_interval_s) {
+			f.next_nic_load = 0;
+		} else if (!f.next_nic_load) {
+			f.next_nic_load = now +
+				(uint64_t)fmd_conf.nic_load_interval_s * 1000;
+		} else if (now >= f.next_nic_load) {
+			fmd_nic_load(&f);
+			now = fmd_now_ms();
+			f.next_nic_load = now +
+				(uint64_t)fmd_conf.nic_load_interval_s * 1000;
+		}
+
 		wake = f.next_poll;
 		if (f.next_reclaim && f.next_reclaim < wake)
 			wake = f.next_reclaim;
+		if (f.next_nic_load && f.next_nic_load < wake)
+			wake = f.next_nic_load;
 		timeout = wake > now ? (int)(wake - now) : 0;
 		if (f.ev)
 			pfd[1].fd = drack_events_fd(f.ev);

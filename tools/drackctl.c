@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * drackctl: look at and manage drack pools, hosts, Sections, Buffers and
- * links, in the manner of iproute2: drackctl [OPTIONS] OBJECT COMMAND.
+ * drackctl: look at and manage drack pools, hosts, Sections, Buffers,
+ * links and the NIC pool, in the manner of iproute2: drackctl [OPTIONS]
+ * OBJECT COMMAND.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,7 +26,8 @@ static void usage(FILE *out)
 		"Usage: drackctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       drackctl [ OPTIONS ] monitor\n"
 		"       drackctl -V\n"
-		"where  OBJECT := { pool | host | peer | section | buffer | link | monitor }\n"
+		"where  OBJECT := { pool | host | peer | section | buffer | link | nic |\n"
+		"                   monitor }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -n[etns] NAME |\n"
 		"                    -V[ersion] | -h[elp] }\n");
 }
@@ -304,6 +306,7 @@ static const struct {
 	{ "section",	do_section },
 	{ "buffer",	do_buffer },
 	{ "link",	do_link },
+	{ "nic",	do_nic },
 	{ "monitor",	do_monitor },
 	{ "help",	do_help },
 };

@@ -31,6 +31,8 @@ void fmd_conf_defaults(struct fmd_conf *c)
 	c->regions = 0;
 	c->npools = 0;
 	c->log_level = FMD_INFO;
+	c->nic_assign = true;
+	c->nic_load_interval_s = 10;
 }
 
 static int fmd_conf_fail(char *err, size_t errlen, const char *fmt, ...)
@@ -162,6 +164,8 @@ static const struct fmd_conf_num fmd_conf_nums[] = {
 		"0 (keep the pool's) or 2 to 64"),
 	FMD_NUM("regions", regions, 1, 16, true,
 		"0 (keep the pool's) or 1 to 16"),
+	FMD_NUM("nic-load-interval", nic_load_interval_s, 1, 86400, true,
+		"0 (never) or 1 to 86400 seconds"),
 };
 
 int fmd_conf_set(struct fmd_conf *c, const char *key, const char *value,
@@ -188,6 +192,13 @@ int fmd_conf_set(struct fmd_conf *c, const char *key, const char *value,
 		if (!fmd_conf_bool(value, &c->format))
 			return fmd_conf_fail(err, errlen,
 				"invalid value '%s' for format (expected yes or no)",
+				value);
+		return 0;
+	}
+	if (!strcmp(key, "nic-assign")) {
+		if (!fmd_conf_bool(value, &c->nic_assign))
+			return fmd_conf_fail(err, errlen,
+				"invalid value '%s' for nic-assign (expected yes or no)",
 				value);
 		return 0;
 	}
@@ -338,7 +349,7 @@ void fmd_conf_describe(const struct fmd_conf *c, char *buf, size_t len)
 		[FMD_ERR] = "error", [FMD_WARN] = "warning",
 		[FMD_INFO] = "info", [FMD_DEBUG] = "debug",
 	};
-	char quota[32], reclaim[96], dead[48], format[64];
+	char quota[32], reclaim[96], dead[48], format[64], nicload[32];
 	char pools[FMD_CONF_MAX_POOLS * 11 + 8];
 	size_t o = 0;
 	uint32_t i;
@@ -370,8 +381,14 @@ void fmd_conf_describe(const struct fmd_conf *c, char *buf, size_t len)
 	else
 		snprintf(format, sizeof(format), "yes (max-hosts %u, regions %u)",
 			 c->max_hosts, c->regions);
+	if (c->nic_load_interval_s)
+		snprintf(nicload, sizeof(nicload), "every %u s",
+			 c->nic_load_interval_s);
+	else
+		snprintf(nicload, sizeof(nicload), "off");
 	snprintf(buf, len,
-		 "quota %s, reclaim %s, dead-timeout %s, poll %u ms, pools %s, format %s, log-level %s",
+		 "quota %s, reclaim %s, dead-timeout %s, poll %u ms, pools %s, format %s, nic-assign %s, nic-load %s, log-level %s",
 		 quota, reclaim, dead, c->poll_interval_ms, pools, format,
+		 c->nic_assign ? "yes" : "no", nicload,
 		 levels[c->log_level]);
 }

@@ -189,8 +189,10 @@ bool fmd_health_poll(struct drack_nl *nl, struct fmd_pool *fp)
 	if (err) {
 		fmd_dbg("pool %u: cannot list hosts: %s", fp->id,
 			strerror(-err));
+		fp->hosts_ok = false;
 		return false;
 	}
+	fp->hosts_ok = true;
 	now = fmd_now_ms();
 	for (i = 0; i < DRACK_MAX_HOSTS; i++) {
 		const struct drack_host_info *h = &s.h[i];

@@ -65,6 +65,8 @@ static void fmd_pool_format(struct drack_nl *nl, struct fmd_pool *fp)
 	}
 	fmd_pool_release(fp);
 	memset(fp->host, 0, sizeof(fp->host));
+	fp->hosts_ok = false;
+	memset(&fp->nic, 0, sizeof(fp->nic));
 	if (drack_pool_get(nl, fp->id, &pi))
 		fmd_info("pool %u: formatted", fp->id);
 	else

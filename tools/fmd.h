@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * drack-fmd internals: logging, configuration, pool snapshots, the grant
- * policy, Section reclaim and host health.
+ * policy, Section reclaim, host health and the NIC pool.
  */
 #ifndef _DRACK_FMD_H
 #define _DRACK_FMD_H
@@ -49,6 +49,8 @@ struct fmd_conf {
 	uint32_t npools;		/* 0: every pool */
 	uint32_t pools[FMD_CONF_MAX_POOLS];
 	enum fmd_level log_level;
+	bool nic_assign;		/* every NIC to every host up */
+	uint32_t nic_load_interval_s;	/* NIC load log period, 0: never */
 };
 
 /* The configuration in force. */
@@ -120,8 +122,26 @@ struct fmd_host_mem {
 	uint32_t revoking[DRACK_NR_CLASSES];
 };
 
+/* fmd-nic.c: one exported NIC as last seen. */
+struct fmd_nic_mem {
+	uint32_t state;			/* enum drack_nic_state */
+	uint32_t owner;
+	uint32_t generation;		/* 0: not read from a dump yet */
+	bool error_logged;		/* an assignment error, once */
+	/* the counters at the previous load line, for rates */
+	uint64_t tx_bytes, rx_bytes, drops;
+	uint64_t load_when;		/* 0: no load line yet */
+};
+
+struct fmd_nic_pool {
+	bool seen;			/* the table was read once */
+	bool unsupported;		/* drack.ko refused DRACK_CMD_NIC_GET */
+	struct fmd_nic_mem nic[DRACK_MAX_NICS];
+};
+
 struct fmd_pool {
 	uint32_t id;
+	uint32_t max_nics;			/* NIC table entries */
 	bool seen;				/* in the latest pool dump */
 	bool registered;			/* we are its fabric manager */
 	bool busy_logged;			/* another FM has it: said so */
@@ -134,7 +154,10 @@ struct fmd_pool {
 	uint64_t *grant_seq;
 	uint32_t grant_nsec;
 	uint64_t next_seq;
+	/* host[] states are the kernel's (the last host dump succeeded) */
+	bool hosts_ok;
 	struct fmd_host_mem host[DRACK_MAX_HOSTS];
+	struct fmd_nic_pool nic;
 };
 
 void fmd_pool_release(struct fmd_pool *fp);	/* frees grant_seq */
@@ -184,5 +207,21 @@ void fmd_host_state(struct fmd_pool *fp, uint32_t host, uint32_t state);
  * reclaim is waiting for live hosts (poll sooner).
  */
 bool fmd_health_poll(struct drack_nl *nl, struct fmd_pool *fp);
+
+/* ---- fmd-nic.c: the NIC pool ---- */
+/*
+ * Once per poll of a registered pool, after fmd_health_poll(): read the
+ * NIC table, log exports and state changes, and keep every NIC assigned
+ * to every host that is up (nic-assign), taking the vNICs of free and
+ * dead hosts back.
+ */
+void fmd_nic_poll(struct drack_nl *nl, struct fmd_pool *fp);
+/* NIC_NOTIFY: NIC @nic is now in @state (exported by @owner). */
+void fmd_nic_event(struct drack_nl *nl, struct fmd_pool *fp, uint32_t nic,
+		   uint32_t state, uint32_t owner);
+/* HOST_NOTIFY: a host came or went; assignments follow at once. */
+void fmd_nic_hosts_changed(struct drack_nl *nl, struct fmd_pool *fp);
+/* Every nic-load-interval: one line per NIC: queue depth, bytes, rates. */
+void fmd_nic_load_log(struct drack_nl *nl, struct fmd_pool *fp);
 
 #endif /* _DRACK_FMD_H */

@@ -9,8 +9,8 @@
  * by returning non-zero, which the list function then returns. Do not
  * call into the same struct drack_nl from inside a callback.
  *
- * Host states, Buffer classes and DRACK_SECTION_FREE/META are in the pool
- * format header, installed as <drack/uapi/drack.h>.
+ * Host and NIC states, Buffer classes and DRACK_SECTION_FREE/META are in
+ * the pool format header, installed as <drack/uapi/drack.h>.
  */
 #ifndef _DRACK_DRACK_H
 #define _DRACK_DRACK_H
@@ -39,6 +39,7 @@ struct drack_pool_info {
 	uint32_t regions;		/* memory devices interleaved */
 	uint32_t fm_pid;		/* registered fabric manager, 0: none */
 	uint64_t fm_epoch;		/* FM registrations so far */
+	uint32_t max_nics;		/* NIC table entries, 0: no NIC pool */
 };
 
 struct drack_host_info {
@@ -106,10 +107,38 @@ struct drack_stats_info {
 	uint32_t nstats;		/* highest index reported + 1 */
 };
 
+/*
+ * An exported NIC, one entry of a pool's NIC table that is not
+ * DRACK_NIC_FREE. The physical NIC's ifindex and name are there only if
+ * it is in the caller's network namespace, the vNIC's (and its host) only
+ * if the caller's network namespace has a vNIC of it.
+ */
+struct drack_nic_info {
+	uint32_t pool;
+	uint32_t id;
+	uint32_t state;			/* enum drack_nic_state */
+	uint32_t owner;			/* host id of the exporting host */
+	uint8_t mac[6];			/* of the physical NIC */
+	uint32_t generation;		/* bumped at every export */
+	uint32_t rate;			/* Mbit/s, 0: unknown */
+	uint64_t assigned;		/* bit h: host h has a vNIC of it */
+	uint64_t tx_bytes, rx_bytes;	/* vNIC frames sent, received */
+	uint32_t queue_depth;		/* TX entries waiting, all hosts */
+	uint64_t drops;			/* frames the owner dropped */
+	uint32_t ifindex;		/* the physical NIC, 0: not here */
+	char ifname[16];
+	uint32_t vnic_ifindex;		/* this netns' vNIC of it, 0: none */
+	char vnic_ifname[16];
+	uint32_t vnic_host;		/* the local host the vNIC belongs to */
+	uint32_t vnic_via;		/* NIC id carrying the vNIC now */
+	uint32_t vnic_failovers;	/* times the vNIC moved */
+};
+
 enum drack_event_type {
 	DRACK_EVENT_SECTION_REQUEST,	/* pool, host, buf_class, count */
 	DRACK_EVENT_HOST_NOTIFY,	/* pool, host, state */
 	DRACK_EVENT_SECTION_NOTIFY,	/* pool, section, owner, buf_class */
+	DRACK_EVENT_NIC_NOTIFY,		/* pool, nic, state (of the NIC), owner */
 };
 
 struct drack_event {
@@ -121,6 +150,7 @@ struct drack_event {
 	uint32_t state;
 	uint32_t section;
 	uint32_t owner;
+	uint32_t nic;
 };
 
 typedef int (*drack_pool_cb)(const struct drack_pool_info *pool, void *arg);
@@ -130,6 +160,7 @@ typedef int (*drack_section_cb)(const struct drack_section_info *section,
 typedef int (*drack_peer_cb)(const struct drack_peer_info *peer, void *arg);
 typedef int (*drack_class_cb)(const struct drack_class_info *cls, void *arg);
 typedef int (*drack_stats_cb)(const struct drack_stats_info *st, void *arg);
+typedef int (*drack_nic_cb)(const struct drack_nic_info *nic, void *arg);
 typedef void (*drack_event_cb)(const struct drack_event *event, void *arg);
 
 /* Requests. drack_nl_open() returns NULL and sets errno on failure. */
@@ -185,6 +216,28 @@ int drack_host_reclaim(struct drack_nl *nl, uint32_t pool, uint32_t host,
 /* Wipe and format a pool no host uses; 0 keeps the current value. */
 int drack_pool_format(struct drack_nl *nl, uint32_t pool, uint32_t max_hosts,
 		      uint32_t regions, char *errbuf, size_t errlen);
+
+/*
+ * The NIC pool. Export physical NIC @nic_ifindex (same network namespace)
+ * through the local drack netdev @ifindex, whose pool and host it joins:
+ * the NIC's pool and id go to @pool and @nic when not NULL (UINT32_MAX
+ * if the kernel did not say). Unexport takes the NIC back. Both need
+ * CAP_NET_ADMIN; the kernel's message, if any, goes to @errbuf.
+ */
+int drack_nic_export(struct drack_nl *nl, uint32_t ifindex,
+		     uint32_t nic_ifindex, uint32_t *pool, uint32_t *nic,
+		     char *errbuf, size_t errlen);
+int drack_nic_unexport(struct drack_nl *nl, uint32_t nic_ifindex,
+		       char *errbuf, size_t errlen);
+/* The exported NICs of @pool, in NIC id order. */
+int drack_nic_list(struct drack_nl *nl, uint32_t pool, drack_nic_cb cb,
+		   void *arg);
+/*
+ * Fabric manager: give @host a vNIC of NIC @nic (@assign non-zero), or
+ * take it back (0). Registration rules as for drack_section_grant().
+ */
+int drack_nic_assign(struct drack_nl *nl, uint32_t pool, uint32_t nic,
+		     uint32_t host, int assign, char *errbuf, size_t errlen);
 
 /*
  * State of the local hosts (drack netdevs in the caller's network
@@ -248,6 +301,7 @@ int drack_link_get(const char *name, struct drack_link_info *info);
 /* Names for printing; "?" for values out of range. */
 const char *drack_host_state_name(uint32_t state);
 const char *drack_class_name(uint32_t buf_class);
+const char *drack_nic_state_name(uint32_t state);	/* "up", ... */
 /* e.g. "tx_packets"; NULL for an unknown counter. */
 const char *drack_stat_name(uint32_t stat);
 

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The NIC pool: DRACK_CMD_NIC_EXPORT and DRACK_CMD_NIC_UNEXPORT (a local
+ * host lends a physical NIC to its pool, and takes it back),
+ * DRACK_CMD_NIC_GET (the exported NICs of a pool) and the fabric
+ * manager's DRACK_CMD_NIC_ASSIGN (give a host a vNIC of a NIC).
+ */
+#include <errno.h>
+#include <string.h>
+#include "internal.h"
+
+struct dl_nic_walk {
+	uint32_t pool;
+	drack_nic_cb cb;
+	void *arg;
+};
+
+static int dl_nic_parse(struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[DRACK_A_MAX + 1];
+	struct dl_nic_walk *w = arg;
+	struct drack_nic_info n;
+
+	if (dl_attrs(nlh, tb))
+		return -EPROTO;
+	memset(&n, 0, sizeof(n));
+	n.pool = tb[DRACK_A_POOL_ID] ? dl_u32(tb, DRACK_A_POOL_ID) : w->pool;
+	n.id = dl_u32(tb, DRACK_A_NIC_ID);
+	n.state = dl_u32(tb, DRACK_A_NIC_STATE);
+	n.owner = dl_u32(tb, DRACK_A_NIC_OWNER);
+	if (tb[DRACK_A_NIC_MAC])
+		memcpy(n.mac, nla_data(tb[DRACK_A_NIC_MAC]), sizeof(n.mac));
+	n.generation = dl_u32(tb, DRACK_A_NIC_GENERATION);
+	n.rate = dl_u32(tb, DRACK_A_NIC_RATE);
+	n.assigned = dl_u64(tb, DRACK_A_NIC_ASSIGNED);
+	n.tx_bytes = dl_u64(tb, DRACK_A_NIC_TX_BYTES);
+	n.rx_bytes = dl_u64(tb, DRACK_A_NIC_RX_BYTES);
+	n.queue_depth = dl_u32(tb, DRACK_A_NIC_QUEUE_DEPTH);
+	n.drops = dl_u64(tb, DRACK_A_NIC_DROPS);
+	n.ifindex = dl_u32(tb, DRACK_A_NIC_IFINDEX);
+	dl_string(tb, DRACK_A_NIC_IFNAME, n.ifname, sizeof(n.ifname));
+	n.vnic_ifindex = dl_u32(tb, DRACK_A_VNIC_IFINDEX);
+	dl_string(tb, DRACK_A_VNIC_IFNAME, n.vnic_ifname,
+		  sizeof(n.vnic_ifname));
+	if (n.vnic_ifindex)
+		n.vnic_host = dl_u32(tb, DRACK_A_HOST_ID);
+	n.vnic_via = dl_u32(tb, DRACK_A_VNIC_VIA);
+	n.vnic_failovers = dl_u32(tb, DRACK_A_VNIC_FAILOVERS);
+	return w->cb(&n, w->arg);
+}
+
+int drack_nic_list(struct drack_nl *nl, uint32_t pool, drack_nic_cb cb,
+		   void *arg)
+{
+	struct dl_nic_walk w = { .pool = pool, .cb = cb, .arg = arg };
+	struct nl_msg *msg = dl_msg(nl, DRACK_CMD_NIC_GET, NLM_F_DUMP);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, DRACK_A_POOL_ID, pool) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	return dl_txn(nl->sk, msg, dl_nic_parse, &w, NULL, 0);
+}
+
+struct dl_nic_export {
+	uint32_t *pool, *nic;
+};
+
+static int dl_nic_export_parse(struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[DRACK_A_MAX + 1];
+	struct dl_nic_export *x = arg;
+
+	if (dl_attrs(nlh, tb))
+		return -EPROTO;
+	if (x->pool && tb[DRACK_A_POOL_ID])
+		*x->pool = dl_u32(tb, DRACK_A_POOL_ID);
+	if (x->nic && tb[DRACK_A_NIC_ID])
+		*x->nic = dl_u32(tb, DRACK_A_NIC_ID);
+	return 0;
+}
+
+int drack_nic_export(struct drack_nl *nl, uint32_t ifindex,
+		     uint32_t nic_ifindex, uint32_t *pool, uint32_t *nic,
+		     char *errbuf, size_t errlen)
+{
+	struct dl_nic_export x = { .pool = pool, .nic = nic };
+	struct nl_msg *msg;
+
+	if (errbuf && errlen)
+		errbuf[0] = '\0';
+	if (pool)
+		*pool = UINT32_MAX;
+	if (nic)
+		*nic = UINT32_MAX;
+	msg = dl_msg(nl, DRACK_CMD_NIC_EXPORT, 0);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, DRACK_A_IFINDEX, ifindex) < 0 ||
+	    nla_put_u32(msg, DRACK_A_NIC_IFINDEX, nic_ifindex) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	return dl_txn(nl->sk, msg, dl_nic_export_parse, &x, errbuf, errlen);
+}
+
+int drack_nic_unexport(struct drack_nl *nl, uint32_t nic_ifindex,
+		       char *errbuf, size_t errlen)
+{
+	struct nl_msg *msg;
+
+	if (errbuf && errlen)
+		errbuf[0] = '\0';
+	msg = dl_msg(nl, DRACK_CMD_NIC_UNEXPORT, 0);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, DRACK_A_NIC_IFINDEX, nic_ifindex) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	return dl_txn(nl->sk, msg, NULL, NULL, errbuf, errlen);
+}
+
+int drack_nic_assign(struct drack_nl *nl, uint32_t pool, uint32_t nic,
+		     uint32_t host, int assign, char *errbuf, size_t errlen)
+{
+	struct nl_msg *msg;
+
+	if (errbuf && errlen)
+		errbuf[0] = '\0';
+	msg = dl_msg(nl, DRACK_CMD_NIC_ASSIGN, 0);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, DRACK_A_POOL_ID, pool) < 0 ||
+	    nla_put_u32(msg, DRACK_A_NIC_ID, nic) < 0 ||
+	    nla_put_u32(msg, DRACK_A_HOST_ID, host) < 0 ||
+	    nla_put_u32(msg, DRACK_A_NIC_ASSIGN, assign ? 1 : 0) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	return dl_txn(nl->sk, msg, NULL, NULL, errbuf, errlen);
+}
