@@ -217,7 +217,7 @@ void drack_vnic_route(struct drack_vnic *vn, struct drack_vport *vp)
 	if (!netif_carrier_ok(vn->ndev))
 		netif_carrier_on(vn->ndev);
 	else
-		netdev_notify_peers(vn->ndev);
+		__netdev_notify_peers(vn->ndev);
 	if (netif_queue_stopped(vn->ndev))
 		netif_wake_queue(vn->ndev);
 }

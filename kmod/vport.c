@@ -183,6 +183,12 @@ static int drack_vport_rx(struct drack_vport *vp, int budget)
 			vp->st.rx_alloc_fail++;
 			continue;
 		}
+		if (ref.vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE ||
+		    virtio_net_hdr_to_skb(skb, &ref.vnet, true)) {
+			vp->st.rx_bad++;
+			kfree_skb(skb);
+			continue;
+		}
 		if (ref.vnet.flags & VIRTIO_NET_HDR_F_DATA_VALID)
 			skb->ip_summed = CHECKSUM_UNNECESSARY;
 		vp->st.rx_packets++;

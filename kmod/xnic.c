@@ -150,8 +150,15 @@ static void drack_xnic_deliver(struct drack_xnic *x, u32 h,
 		x->st.rx_too_big++;
 		return;
 	}
-	if (skb->ip_summed == CHECKSUM_UNNECESSARY)
+	if (skb->ip_summed == CHECKSUM_UNNECESSARY) {
 		vnet.flags = VIRTIO_NET_HDR_F_DATA_VALID;
+	} else if (skb->ip_summed == CHECKSUM_PARTIAL) {
+		/* From a local sender (veth): the checksum is still to do. */
+		vnet.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+		vnet.csum_start = cpu_to_le16(skb_checksum_start_offset(skb) +
+					      mac_len);
+		vnet.csum_offset = cpu_to_le16(skb->csum_offset);
+	}
 
 	dprod = drack_ring_prod(done);
 	ref = drack_ring_slot(done, dprod);

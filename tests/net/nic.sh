@@ -71,6 +71,12 @@ export_nics() {
 }
 ktap_check export export_nics
 
+vnics_exist() {
+	local i v
+	for i in 0 1; do
+		for v in 0 1; do ip -n "h$i" link set "rack0v$v" up 2>/dev/null || return 1; done
+	done
+}
 vnics_up() {
 	local i v
 	for i in 0 1; do
@@ -78,7 +84,7 @@ vnics_up() {
 	done
 }
 vnics() {
-	wait_for 20 vnics_up || {
+	wait_for 20 vnics_exist && wait_for 10 vnics_up || {
 		for i in 0 1; do ip -n "h$i" -br link; done
 		in_ns h0 "$DRACKCTL" nic show pool 0
 		tail -n 20 /tmp/fmd.log
@@ -94,7 +100,7 @@ nic_bytes() {
 	in_ns h0 "$DRACKCTL" -j nic show pool 0 | python3 -c '
 import json, sys
 for n in json.load(sys.stdin):
-    if n["id"] == int(sys.argv[1]):
+    if n["nic"] == int(sys.argv[1]):
         print(n["tx_bytes"] + n["rx_bytes"])' "$1"
 }
 
