@@ -53,6 +53,10 @@ struct drack_xnic {
 	struct drack_ring post[DRACK_MAX_HOSTS];
 	struct drack_ring done[DRACK_MAX_HOSTS];
 	u32 done_kick_base[DRACK_MAX_HOSTS];
+	/* Our side of each ring, never read back from the pool. */
+	u32 tx_cons[DRACK_MAX_HOSTS];
+	u32 post_cons[DRACK_MAX_HOSTS];
+	u32 done_prod[DRACK_MAX_HOSTS];
 	u64 serving;				/* hosts attached to gen */
 	u64 vnics[DRACK_MAX_HOSTS];		/* their ctl->vnics, cached */
 	u32 seq[DRACK_MAX_HOSTS];		/* their ctl->seq when attached */
@@ -68,6 +72,7 @@ struct drack_xnic {
 struct drack_vport_stats {
 	u64 tx_packets, tx_bytes;
 	u64 tx_full;			/* ring or Buffers exhausted */
+	u64 tx_bad_ring;		/* owner's index made no sense */
 	u64 rx_packets, rx_bytes;
 	u64 rx_bad;			/* completions failing validation */
 	u64 rx_alloc_fail;
@@ -86,11 +91,14 @@ struct drack_vport {
 	struct napi_struct napi;		/* RX completions, TX cleanup */
 
 	spinlock_t tx_lock;			/* TX ring and tx_off */
+	u32 tx_prod;				/* ours, in kernel memory */
 	u32 tx_clean;				/* oldest entry not cleaned */
 	u32 tx_kick_base;
 	u64 *tx_off;				/* Buffer per TX slot */
 
 	spinlock_t rx_lock;			/* post/done rings, posted */
+	u32 post_prod;				/* ours, in kernel memory */
+	u32 done_cons;				/* likewise */
 	u32 posted_head;			/* next completion expected */
 	u64 *posted;				/* Buffer per post slot */
 	u32 post_kick_base;

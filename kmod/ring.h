@@ -99,6 +99,24 @@ static inline int drack_ring_avail(const struct drack_ring *r, u32 *cons)
 	return n > r->size ? -1 : (int)n;
 }
 
+/*
+ * The same two with our own index, kept in kernel memory: a peer that
+ * scribbles over the ring header cannot move our side of the ring.
+ */
+static inline u32 drack_ring_space_at(const struct drack_ring *r, u32 prod)
+{
+	u32 used = prod - le32_to_cpu(smp_load_acquire(&r->hdr->cons));
+
+	return used > r->size ? 0 : r->size - used;
+}
+
+static inline int drack_ring_avail_at(const struct drack_ring *r, u32 cons)
+{
+	u32 n = le32_to_cpu(smp_load_acquire(&r->hdr->prod)) - cons;
+
+	return n > r->size ? -1 : (int)n;
+}
+
 /* Consumer: release entries up to @cons to the producer. */
 static inline void drack_ring_consume(struct drack_ring *r, u32 cons)
 {

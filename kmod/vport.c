@@ -22,7 +22,7 @@ static u32 drack_vport_mask(const struct drack_vport *vp)
 static void drack_vport_refill(struct drack_vport *vp)
 {
 	struct drack_dev *dd = vp->dd;
-	u32 prod = drack_ring_prod(&vp->post), want;
+	u32 prod = vp->post_prod, want;
 	struct drack_ret *slot;
 	u64 off;
 
@@ -37,6 +37,7 @@ static void drack_vport_refill(struct drack_vport *vp)
 		prod++;
 	}
 	vp->refill_short = want - (prod - vp->posted_head);
+	vp->post_prod = prod;
 	drack_ring_produce(&vp->post, prod);
 	if (vp->refill_short && drack_alloc_low(&dd->alloc, DRACK_CLASS_2K))
 		napi_schedule(&dd->napi);	/* asks the FM for Sections */
@@ -45,11 +46,24 @@ static void drack_vport_refill(struct drack_vport *vp)
 /* Give back TX Buffers the owner is done with (tx_lock held). */
 static void drack_vport_tx_clean(struct drack_vport *vp)
 {
-	u32 cons = drack_ring_cons(&vp->tx), prod = drack_ring_prod(&vp->tx);
+	u32 cons = drack_ring_cons(&vp->tx), prod = vp->tx_prod;
 
-	/* A consumer index beyond what we produced is garbage: wait. */
-	if (cons - vp->tx_clean > prod - vp->tx_clean)
+	/*
+	 * Consumed beyond what we produced: garbage was on the ring. What we
+	 * produced is consumed too; go on from the owner's index.
+	 */
+	if (cons - vp->tx_clean > prod - vp->tx_clean) {
+		for (; vp->tx_clean != prod; vp->tx_clean++)
+			drack_buf_return(&vp->dd->alloc,
+					 vp->tx_off[vp->tx_clean &
+						    (vp->tx.size - 1)],
+					 vp->owner);
+		vp->tx_prod = cons;
+		vp->tx_clean = cons;
+		vp->tx_kick_base = cons;
+		vp->st.tx_bad_ring++;
 		return;
+	}
 	for (; vp->tx_clean != cons; vp->tx_clean++)
 		drack_buf_return(&vp->dd->alloc,
 				 vp->tx_off[vp->tx_clean & (vp->tx.size - 1)],
@@ -70,7 +84,7 @@ int drack_vport_xmit(struct drack_vport *vp, struct sk_buff *skb)
 	cls = drack_buf_class(len);
 	spin_lock(&vp->tx_lock);
 	drack_vport_tx_clean(vp);
-	if (!drack_ring_space(&vp->tx)) {
+	if (!drack_ring_space_at(&vp->tx, vp->tx_prod)) {
 		err = -ENOSPC;
 		goto out;
 	}
@@ -86,7 +100,7 @@ int drack_vport_xmit(struct drack_vport *vp, struct sk_buff *skb)
 		err = -EFAULT;
 		goto out;
 	}
-	prod = drack_ring_prod(&vp->tx);
+	prod = vp->tx_prod;
 	vp->tx_off[prod & (vp->tx.size - 1)] = off;
 	ref = drack_ring_slot(&vp->tx, prod);
 	ref->off = cpu_to_le64(off);
@@ -94,6 +108,7 @@ int drack_vport_xmit(struct drack_vport *vp, struct sk_buff *skb)
 	ref->src = cpu_to_le16(dd->host);
 	ref->flags = 0;
 	memcpy(&ref->vnet, &vnet, sizeof(vnet));
+	vp->tx_prod = prod + 1;
 	if (drack_ring_publish(&vp->tx, vp->tx_kick_base, prod + 1))
 		drack_pool_kick(dd->pool, vp->owner);
 	vp->tx_kick_base = prod + 1;
@@ -143,19 +158,42 @@ static void drack_vport_demux(struct drack_vport *vp, struct sk_buff *skb)
 	kfree_skb(skb);
 }
 
+/*
+ * Is @off the Buffer posted next? A later one means completions were lost
+ * (garbage on the ring made us skip some): the owner consumed the posts
+ * before it, so those Buffers come home and we go on from @off.
+ */
+static bool drack_vport_match(struct drack_vport *vp, u64 off, u32 pprod)
+{
+	u32 i, mask = drack_vport_mask(vp);
+
+	for (i = vp->posted_head; i != pprod; i++)
+		if (vp->posted[i & mask] == off)
+			break;
+	if (i == pprod)
+		return false;
+	for (; vp->posted_head != i; vp->posted_head++) {
+		drack_buf_return(&vp->dd->alloc,
+				 vp->posted[vp->posted_head & mask], vp->owner);
+		vp->st.rx_bad++;
+	}
+	return true;
+}
+
 /* Take completed frames (rx_lock held); returns how many. */
 static int drack_vport_rx(struct drack_vport *vp, int budget)
 {
 	struct drack_pool *pool = vp->dd->pool;
-	u32 cons, len, pprod = drack_ring_prod(&vp->post);
+	u32 cons = vp->done_cons, len, pprod = vp->post_prod;
 	struct sk_buff *skb;
 	struct drack_ref ref;
 	int n, i;
 	u64 off;
 
-	n = drack_ring_avail(&vp->done, &cons);
+	n = drack_ring_avail_at(&vp->done, cons);
 	if (n < 0) {
-		drack_ring_resync(&vp->done);
+		vp->done_cons = drack_ring_prod(&vp->done);
+		drack_ring_consume(&vp->done, vp->done_cons);
 		vp->st.rx_bad++;
 		return 0;
 	}
@@ -164,9 +202,8 @@ static int drack_vport_rx(struct drack_vport *vp, int budget)
 		memcpy(&ref, drack_ring_slot(&vp->done, cons + i), sizeof(ref));
 		off = le64_to_cpu(ref.off);
 		len = le32_to_cpu(ref.len);
-		if (vp->posted_head == pprod ||
-		    off != vp->posted[vp->posted_head & drack_vport_mask(vp)]) {
-			vp->st.rx_bad++;	/* not the Buffer posted next */
+		if (!drack_vport_match(vp, off, pprod)) {
+			vp->st.rx_bad++;	/* not a Buffer we posted */
 			continue;
 		}
 		vp->posted_head++;
@@ -195,7 +232,8 @@ static int drack_vport_rx(struct drack_vport *vp, int budget)
 		vp->st.rx_bytes += len;
 		drack_vport_demux(vp, skb);
 	}
-	drack_ring_consume(&vp->done, cons + n);
+	vp->done_cons = cons + n;
+	drack_ring_consume(&vp->done, vp->done_cons);
 	return n;
 }
 
@@ -205,7 +243,8 @@ static void drack_vport_wake(struct drack_vport *vp)
 	struct drack_vnic *vn;
 	u32 v;
 
-	if (drack_ring_space(&vp->tx) < vp->tx.size / 4)
+	if (drack_ring_space_at(&vp->tx, READ_ONCE(vp->tx_prod)) <
+	    vp->tx.size / 4)
 		return;
 	WRITE_ONCE(vp->ctl->flags, 0);
 	for (v = 0; v < DRACK_MAX_NICS; v++) {
@@ -248,7 +287,7 @@ static int drack_vport_poll(struct napi_struct *napi, int budget)
 
 bool drack_vport_pending(struct drack_vport *vp)
 {
-	return drack_ring_prod(&vp->done) != drack_ring_cons(&vp->done) ||
+	return drack_ring_prod(&vp->done) != READ_ONCE(vp->done_cons) ||
 	       vp->refill_short;
 }
 
@@ -308,13 +347,16 @@ struct drack_vport *drack_vport_attach(struct drack_dev *dd, u32 nic)
 	 */
 	cons = drack_ring_cons(&vp->tx);
 	drack_ring_produce(&vp->tx, cons);
+	vp->tx_prod = cons;
 	vp->tx_clean = cons;
 	vp->tx_kick_base = cons;
 	cons = drack_ring_cons(&vp->post);
 	drack_ring_produce(&vp->post, cons);
+	vp->post_prod = cons;
 	vp->posted_head = cons;
 	vp->post_kick_base = cons;
-	drack_ring_resync(&vp->done);
+	vp->done_cons = drack_ring_prod(&vp->done);
+	drack_ring_consume(&vp->done, vp->done_cons);
 	WRITE_ONCE(vp->ctl->flags, 0);
 
 	spin_lock_bh(&vp->rx_lock);
@@ -340,14 +382,14 @@ static void drack_vport_take_back(struct drack_vport *vp)
 	u32 prod;
 
 	spin_lock_bh(&vp->tx_lock);
-	prod = drack_ring_prod(&vp->tx);
+	prod = vp->tx_prod;
 	for (; vp->tx_clean != prod; vp->tx_clean++)
 		drack_buf_return(a, vp->tx_off[vp->tx_clean &
 					       (vp->tx.size - 1)], vp->owner);
 	spin_unlock_bh(&vp->tx_lock);
 
 	spin_lock_bh(&vp->rx_lock);
-	prod = drack_ring_prod(&vp->post);
+	prod = vp->post_prod;
 	for (; vp->posted_head != prod; vp->posted_head++)
 		drack_buf_return(a, vp->posted[vp->posted_head &
 					       drack_vport_mask(vp)],

@@ -118,7 +118,8 @@ static void drack_xnic_deliver(struct drack_xnic *x, u32 h,
 	struct drack_pool *pool = x->dd->pool;
 	struct drack_ring *post = &x->post[h], *done = &x->done[h];
 	int mac_len = skb->data - skb_mac_header(skb);
-	u32 len = skb->len + mac_len, pcons, dprod;
+	u32 len = skb->len + mac_len, pcons = x->post_cons[h];
+	u32 dprod = x->done_prod[h];
 	struct virtio_net_hdr vnet = {};
 	struct drack_ref *ref;
 	int n, cls;
@@ -128,18 +129,27 @@ static void drack_xnic_deliver(struct drack_xnic *x, u32 h,
 		x->st.rx_too_big++;
 		return;
 	}
-	n = drack_ring_avail(post, &pcons);
+	/* Our completions consumed beyond what we produced: garbage. */
+	if (dprod - drack_ring_cons(done) > done->size) {
+		dprod = drack_ring_cons(done);
+		x->done_prod[h] = dprod;
+		x->done_kick_base[h] = dprod;
+		x->st.rx_bad_post++;
+	}
+	n = drack_ring_avail_at(post, pcons);
 	if (n < 0) {
-		drack_ring_resync(post);
+		x->post_cons[h] = drack_ring_prod(post);
+		drack_ring_consume(post, x->post_cons[h]);
 		x->st.rx_bad_post++;
 		return;
 	}
-	if (!n || !drack_ring_space(done)) {
+	if (!n || !drack_ring_space_at(done, dprod)) {
 		x->st.rx_no_buffer++;
 		return;
 	}
 	off = le64_to_cpu(READ_ONCE(((struct drack_ret *)
 				     drack_ring_slot(post, pcons))->off));
+	x->post_cons[h] = pcons + 1;
 	drack_ring_consume(post, pcons + 1);
 	cls = drack_nic_buf_class(pool, h, off);
 	if (cls < 0) {
@@ -160,13 +170,13 @@ static void drack_xnic_deliver(struct drack_xnic *x, u32 h,
 		vnet.csum_offset = cpu_to_le16(skb->csum_offset);
 	}
 
-	dprod = drack_ring_prod(done);
 	ref = drack_ring_slot(done, dprod);
 	ref->off = cpu_to_le64(off);
 	ref->len = cpu_to_le32(len);
 	ref->src = cpu_to_le16(x->dd->host);
 	ref->flags = 0;
 	memcpy(&ref->vnet, &vnet, sizeof(vnet));
+	x->done_prod[h] = dprod + 1;
 	if (drack_ring_publish(done, x->done_kick_base[h], dprod + 1))
 		drack_pool_kick(pool, h);
 	x->done_kick_base[h] = dprod + 1;
@@ -258,13 +268,14 @@ static void drack_xnic_tx_one(struct drack_xnic *x, u32 h,
 static int drack_xnic_tx_host(struct drack_xnic *x, u32 h, int quota)
 {
 	struct drack_ring *r = &x->tx[h];
+	u32 cons = x->tx_cons[h];
 	struct drack_ref ref;
-	u32 cons;
 	int n, i;
 
-	n = drack_ring_avail(r, &cons);
+	n = drack_ring_avail_at(r, cons);
 	if (n < 0) {
-		drack_ring_resync(r);
+		x->tx_cons[h] = drack_ring_prod(r);
+		drack_ring_consume(r, x->tx_cons[h]);
 		x->st.tx_bad++;
 		return 0;
 	}
@@ -274,6 +285,7 @@ static int drack_xnic_tx_host(struct drack_xnic *x, u32 h, int quota)
 		drack_xnic_tx_one(x, h, &ref);
 	}
 	if (n) {
+		x->tx_cons[h] = cons + n;
 		drack_ring_consume(r, cons + n);
 		if (le32_to_cpu(READ_ONCE(x->ctl[h]->flags)) &
 		    DRACK_VQ_F_TX_WAIT)
@@ -339,7 +351,7 @@ bool drack_xnic_pending(struct drack_xnic *x)
 		if (attached != !!(READ_ONCE(x->serving) & BIT_ULL(h)))
 			return true;
 		if (attached &&
-		    drack_ring_prod(&x->tx[h]) != drack_ring_cons(&x->tx[h]))
+		    drack_ring_prod(&x->tx[h]) != READ_ONCE(x->tx_cons[h]))
 			return true;
 	}
 	return false;
@@ -353,8 +365,8 @@ void drack_xnic_tick(struct drack_xnic *x)
 
 	for (h = 0; h < x->dd->nhosts; h++)
 		if (READ_ONCE(x->serving) & BIT_ULL(h))
-			depth += drack_ring_prod(&x->tx[h]) -
-				 drack_ring_cons(&x->tx[h]);
+			depth += min(drack_ring_prod(&x->tx[h]) -
+				     READ_ONCE(x->tx_cons[h]), x->tx[h].size);
 	WRITE_ONCE(e->queue_depth, cpu_to_le32(depth));
 	WRITE_ONCE(e->tx_bytes, cpu_to_le64(READ_ONCE(x->st.tx_bytes)));
 	WRITE_ONCE(e->rx_bytes, cpu_to_le64(READ_ONCE(x->st.rx_bytes)));

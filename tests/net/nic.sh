@@ -25,7 +25,7 @@
 
 DRACKCTL=$DRACK_TOP/tools/drackctl
 X=10.9.0
-ktap_plan 13
+ktap_plan 14
 drack_setup 2 || ktap_finish
 
 # vnic_addr NS DEV IP TABLE: address plus a routing table of its own, so a
@@ -187,12 +187,73 @@ ktap_check failover_keeps_iperf3 failover
 
 ktap_check ping_after_failover ping_all
 
+# vq_inject WHICH NIC HOST N: N garbage entries on the TX ring (what a rogue
+# host could post to the owner) or the RX done ring (what a rogue owner
+# could complete) of (NIC, HOST), straight into the pool's memory.
+vq_inject() {
+	python3 - "$DRACK_POOL_DEV" "$@" <<'EOF'
+import mmap, os, struct, sys
+dev, which, nic, host, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+fd = os.open(dev, os.O_RDWR)
+sb = mmap.mmap(fd, 4096)[:144]
+version, = struct.unpack_from("<I", sb, 8)
+pool_size, = struct.unpack_from("<Q", sb, 16)
+m = mmap.mmap(fd, pool_size)
+max_nics, = struct.unpack_from("<I", sb, 100)
+nic_area_off, nic_area_size = struct.unpack_from("<QQ", sb, 112)
+E, = struct.unpack_from("<I", sb, 128)
+assert version == 2 and max_nics > nic, (version, max_nics)
+rb = lambda e, es: (128 + e * es + 63) & ~63
+blk = nic_area_off + nic * nic_area_size + host * (64 + rb(E, 32) + rb(E, 8) + rb(E, 32))
+ring = blk + 64 if which == "tx" else blk + 64 + rb(E, 32) + rb(E, 8)
+prod, = struct.unpack_from("<I", m, ring)
+bad = [(0, 100, host), (pool_size + 4096, 100, host), (2 << 21, 1 << 20, host),
+       (3 << 21, 60, 63), (1 << 40, 0, host), ((5 << 21) + 7, 64, host)]
+for i in range(n):
+    off, ln, src = bad[i % len(bad)]
+    struct.pack_into("<QIHH", m, ring + 128 + ((prod + i) % E) * 32, off, ln, src, 0)
+struct.pack_into("<I", m, ring, (prod + n) & 0xffffffff)
+print("%s ring of NIC %d host %d: %d garbage entries from index %d" % (which, nic, host, n, prod))
+EOF
+}
+
+nic_drops() {
+	in_ns h0 "$DRACKCTL" -j nic show pool 0 | python3 -c '
+import json, sys
+print(sum(n["drops"] for n in json.load(sys.stdin) if n["nic"] == int(sys.argv[1])))' "$1"
+}
+
+garbage() {
+	local d0 b0 d1 b1
+	b0=$(nic_drops 1) b1=$(drack_stat h0 port_rx_bad rack0v1) || return 1
+	vq_inject tx 1 0 12 && vq_inject done 1 0 6 || return 1
+	in_ns h0 ping -c 2 -i 0.2 -W 1 -I "$X.11" "$X.100" >/dev/null 2>&1
+	sleep 0.5	# drops are published with the owner's heartbeat
+	d0=$(($(nic_drops 1) - b0)) d1=$(($(drack_stat h0 port_rx_bad rack0v1) - b1))
+	echo "owner of NIC 1 dropped $d0 bad TX entries, h0 refused $d1 bad completions"
+	((d0 >= 12 && d1 >= 6)) || return 1
+	wait_for 10 ping_once h0 "$X.100" -I "$X.11" >/dev/null && ping_all
+}
+ktap_check garbage_in_virt_queues_dropped garbage
+
 unexport() {
-	local out
+	local out i
 	out=$(in_ns h1 "$DRACKCTL" nic unexport dev eth1 2>&1) || { echo "unexport: $out"; return 1; }
-	wait_for 10 eval "! ip -n h0 link show rack0v1 >/dev/null 2>&1" || { echo "h0 still has rack0v1"; return 1; }
-	wait_for 10 eval "! ip -n h1 link show rack0v1 >/dev/null 2>&1" || { echo "h1 still has rack0v1"; return 1; }
-	ping_ok h1 "$X.100" -I "$X.20"
+	for i in 0 1; do
+		wait_for 10 eval "! ip -n h$i link show rack0v1 >/dev/null 2>&1" ||
+			{ echo "h$i still has rack0v1"; return 1; }
+	done
+	ping_ok h1 "$X.100" -I "$X.20" || return 1
+	# The last NIC: afterwards every Buffer posted or sent is home.
+	out=$(in_ns h0 "$DRACKCTL" nic unexport dev eth1 2>&1) || { echo "unexport: $out"; return 1; }
+	for i in 0 1; do
+		wait_for 10 eval "! ip -n h$i link show rack0v0 >/dev/null 2>&1" ||
+			{ echo "h$i still has rack0v0"; return 1; }
+	done
+	if out=$(in_ns h0 "$DRACKCTL" nic unexport dev eth1 2>&1); then
+		echo "unexport of a NIC not exported succeeded: $out"; return 1
+	fi
+	echo "unexport again: $out"
 }
 ktap_check unexport_deletes_vnics unexport
 
