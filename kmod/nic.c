@@ -249,8 +249,10 @@ void drack_nic_tick(struct drack_dev *dd)
 		if (vp && drack_vport_pending(vp))
 			napi_schedule(&vp->napi);
 		if (owner < dd->nhosts) {
-			beat = le64_to_cpu(READ_ONCE(drack_host_entry(pool,
-							owner)->heartbeat));
+			struct drack_host_entry *he = drack_host_entry(pool,
+								       owner);
+
+			beat = le64_to_cpu(READ_ONCE(he->heartbeat));
 			if (beat != nh->owner_beat[n]) {
 				nh->owner_beat[n] = beat;
 				nh->owner_beat_at[n] = jiffies;

@@ -105,15 +105,19 @@ static inline int drack_ring_avail(const struct drack_ring *r, u32 *cons)
  */
 static inline u32 drack_ring_space_at(const struct drack_ring *r, u32 prod)
 {
-	u32 used = prod - le32_to_cpu(smp_load_acquire(&r->hdr->cons));
+	u32 used;
 
+	/* Pairs with drack_ring_consume(): the slot is no longer read. */
+	used = prod - le32_to_cpu(smp_load_acquire(&r->hdr->cons));
 	return used > r->size ? 0 : r->size - used;
 }
 
 static inline int drack_ring_avail_at(const struct drack_ring *r, u32 cons)
 {
-	u32 n = le32_to_cpu(smp_load_acquire(&r->hdr->prod)) - cons;
+	u32 n;
 
+	/* Pairs with drack_ring_produce(): entries are read after prod. */
+	n = le32_to_cpu(smp_load_acquire(&r->hdr->prod)) - cons;
 	return n > r->size ? -1 : (int)n;
 }
 

@@ -422,7 +422,7 @@ void drack_vport_detach(struct drack_vport *vp, bool owner_gone)
 			break;
 		if (drack_host_state(dd->pool, vp->owner) != DRACK_HOST_UP)
 			break;
-		msleep(5);
+		usleep_range(5000, 10000);
 	}
 	napi_disable(&vp->napi);
 	netif_napi_del(&vp->napi);
