@@ -11,6 +11,8 @@
  * would; "off" deletes the endpoints of the vNICs (the limits stay);
  * "show" lists them. It talks to the kernel's MPTCP path manager, the
  * generic netlink family "mptcp_pm", directly rather than through ip(8).
+ * "nic policy" (ctl-nic-policy.c) turns the endpoints on and off and
+ * counts them with ctl_nic_mptcp_set() and ctl_nic_mptcp_count().
  */
 #include <errno.h>
 #include <ifaddrs.h>
@@ -42,79 +44,6 @@ static void usage(FILE *out)
 		"      network namespace, limits subflows 8 add_addr_accepted 8;\n"
 		"off:  delete the endpoints of the vNICs (the limits stay);\n"
 		"show: the MPTCP endpoints of the vNICs.\n");
-}
-
-/* ---- the local vNICs ----------------------------------------------- */
-
-struct mp_vnic {
-	uint32_t pool, nic, ifindex, via;
-	char name[IF_NAMESIZE];
-};
-
-struct mp_vnics {
-	struct mp_vnic *v;
-	int n;
-};
-
-static int mp_vnic_cb(const struct drack_nic_info *n, void *arg)
-{
-	struct mp_vnics *vs = arg;
-	char name[IF_NAMESIZE];
-	struct mp_vnic *v;
-
-	/* reported by this kernel: is it in this network namespace? */
-	if (!n->vnic_ifindex || !if_indextoname(n->vnic_ifindex, name) ||
-	    strcmp(name, n->vnic_ifname))
-		return 0;
-	v = realloc(vs->v, (vs->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	vs->v = v;
-	v = &vs->v[vs->n++];
-	v->pool = n->pool;
-	v->nic = n->id;
-	v->ifindex = n->vnic_ifindex;
-	v->via = n->vnic_via;
-	snprintf(v->name, sizeof(v->name), "%s", name);
-	return 0;
-}
-
-/* Every vNIC of this network namespace: CTL_OK, or an error message. */
-static int mp_vnics(struct mp_vnics *vs)
-{
-	struct drack_pool_info *pi = NULL;
-	int i, n, err = 0;
-	char ctx[32];
-
-	memset(vs, 0, sizeof(*vs));
-	if (!ctl_nl())
-		return CTL_EKERNEL;
-	n = ctl_nic_pools(&pi);
-	if (n < 0)
-		return ctl_err(n, NULL, "listing pools");
-	for (i = 0; i < n && !err; i++)
-		if (pi[i].max_nics)
-			err = drack_nic_list(ctl_nl(), pi[i].id, mp_vnic_cb, vs);
-	if (err) {
-		snprintf(ctx, sizeof(ctx), "pool %u", pi[i - 1].id);
-		free(pi);
-		free(vs->v);
-		vs->v = NULL;
-		return ctl_nic_err(err, NULL, ctx);
-	}
-	free(pi);
-	return CTL_OK;
-}
-
-static const struct mp_vnic *mp_vnic_by_index(const struct mp_vnics *vs,
-					       int ifindex)
-{
-	int i;
-
-	for (i = 0; i < vs->n; i++)
-		if ((int)vs->v[i].ifindex == ifindex)
-			return &vs->v[i];
-	return NULL;
 }
 
 /* ---- MPTCP path manager requests ------------------------------------ */
@@ -248,7 +177,8 @@ static int mp_err(int err, const struct mp_txn *t, const char *what)
 	return CTL_EKERNEL;
 }
 
-static int mp_open(struct mp *m)
+/* Without MPTCP in the kernel: an error if @need, else m->family < 0. */
+static int mp_open(struct mp *m, bool need)
 {
 	int one = 1;
 
@@ -263,7 +193,7 @@ static int mp_open(struct mp *m)
 	setsockopt(nl_socket_get_fd(m->sk), SOL_NETLINK, NETLINK_CAP_ACK,
 		   &one, sizeof(one));
 	m->family = genl_ctrl_resolve(m->sk, MPTCP_PM_NAME);
-	if (m->family < 0) {
+	if (m->family < 0 && need) {
 		fprintf(stderr, "Error: the kernel has no MPTCP path manager (generic netlink family \"%s\" not found): is it built with CONFIG_MPTCP?\n",
 			MPTCP_PM_NAME);
 		return CTL_EKERNEL;
@@ -446,10 +376,10 @@ static void mp_warn_disabled(void)
 		fprintf(stderr, "Warning: MPTCP is disabled in this network namespace (sysctl net.mptcp.enabled = 0).\n");
 }
 
-static int mp_on(struct mp *m, const struct mp_vnics *vs)
+static int mp_on(struct mp *m, const struct ctl_vnics *vs)
 {
 	struct ifaddrs *ifa, *i;
-	const struct mp_vnic *v;
+	const struct ctl_vnic *v;
 	struct mp_addr a;
 	int j, ret, usable = 0;
 	bool exists;
@@ -492,11 +422,11 @@ static int mp_on(struct mp *m, const struct mp_vnics *vs)
 }
 
 /* Is endpoint @a on a vNIC: its device, or one of a vNIC's addresses? */
-static const struct mp_vnic *mp_ep_vnic(const struct mp_vnics *vs,
+static const struct ctl_vnic *mp_ep_vnic(const struct ctl_vnics *vs,
 					const struct mp_addr *a,
 					struct ifaddrs *ifa)
 {
-	const struct mp_vnic *v = mp_vnic_by_index(vs, a->ifindex);
+	const struct ctl_vnic *v = ctl_vnic_by_index(vs, a->ifindex);
 	struct mp_addr b;
 	struct ifaddrs *i;
 	int j;
@@ -521,7 +451,7 @@ static const struct mp_vnic *mp_ep_vnic(const struct mp_vnics *vs,
 	return NULL;
 }
 
-static int mp_off(struct mp *m, const struct mp_vnics *vs)
+static int mp_off(struct mp *m, const struct ctl_vnics *vs)
 {
 	struct ifaddrs *ifa = NULL;
 	int j, ret = CTL_OK;
@@ -556,9 +486,9 @@ static void mp_print_flags(uint32_t flags)
 	close_json_array(PRINT_JSON, NULL);
 }
 
-static int mp_show(struct mp *m, const struct mp_vnics *vs)
+static int mp_show(struct mp *m, const struct ctl_vnics *vs)
 {
-	const struct mp_vnic *v;
+	const struct ctl_vnic *v;
 	struct ifaddrs *ifa = NULL;
 	char addr[INET6_ADDRSTRLEN];
 	int j;
@@ -587,11 +517,28 @@ static int mp_show(struct mp *m, const struct mp_vnics *vs)
 	return CTL_OK;
 }
 
+/*
+ * @op on the endpoints of this network namespace. A kernel without MPTCP:
+ * an error if @need, else CTL_OK and nothing done.
+ */
+static int mp_run(const struct ctl_vnics *vs,
+		  int (*op)(struct mp *m, const struct ctl_vnics *vs), bool need)
+{
+	struct mp m;
+	int ret = mp_open(&m, need);
+
+	if (!ret && m.family >= 0)
+		ret = mp_dump(&m);
+	if (!ret && m.family >= 0)
+		ret = op(&m, vs);
+	mp_close(&m);
+	return ret;
+}
+
 int do_nic_mptcp(int argc, char **argv)
 {
-	int (*op)(struct mp *m, const struct mp_vnics *vs);
-	struct mp_vnics vs;
-	struct mp m;
+	int (*op)(struct mp *m, const struct ctl_vnics *vs);
+	struct ctl_vnics vs;
 	int ret;
 
 	if (argc < 1) {
@@ -619,15 +566,41 @@ int do_nic_mptcp(int argc, char **argv)
 		}
 		return garbage("nic mptcp", argv[1]);
 	}
-	ret = mp_vnics(&vs);
+	ret = ctl_vnics(&vs);
 	if (ret)
 		return ret;
-	ret = mp_open(&m);
-	if (!ret)
-		ret = mp_dump(&m);
-	if (!ret)
-		ret = op(&m, &vs);
-	mp_close(&m);
+	ret = mp_run(&vs, op, true);
 	free(vs.v);
+	return ret;
+}
+
+int ctl_nic_mptcp_set(const struct ctl_vnics *vs, bool on)
+{
+	return mp_run(vs, on ? mp_on : mp_off, on);
+}
+
+int ctl_nic_mptcp_count(const struct ctl_vnics *vs, unsigned int *count)
+{
+	struct ifaddrs *ifa = NULL;
+	const struct ctl_vnic *v;
+	struct mp m;
+	int j, ret;
+
+	memset(count, 0, vs->n * sizeof(*count));
+	ret = mp_open(&m, false);
+	if (!ret && m.family >= 0)
+		ret = mp_dump(&m);
+	if (!ret && m.family >= 0) {
+		if (getifaddrs(&ifa))
+			ifa = NULL;
+		for (j = 0; j < m.nep; j++) {
+			v = mp_ep_vnic(vs, &m.ep[j], ifa);
+			if (v)
+				count[v - vs->v]++;
+		}
+		if (ifa)
+			freeifaddrs(ifa);
+	}
+	mp_close(&m);
 	return ret;
 }

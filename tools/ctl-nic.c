@@ -4,7 +4,8 @@
  * (DRACK_CMD_NIC_EXPORT, NIC_UNEXPORT), the NIC tables of the pools
  * (DRACK_CMD_NIC_GET) and the fabric manager's assignment of vNICs to
  * hosts (DRACK_CMD_NIC_ASSIGN), for admins and tests; drack-fmd normally
- * assigns every NIC to every host. "nic mptcp" is in ctl-nic-mptcp.c.
+ * assigns every NIC to every host. The vNICs of this network namespace
+ * for "nic mptcp" (ctl-nic-mptcp.c) and "nic policy" (ctl-nic-policy.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,13 +23,16 @@ static void usage(FILE *out)
 		"       drackctl [ -s ] nic [ show [ pool POOL ] [ id NIC ] ]\n"
 		"       drackctl nic assign [ pool POOL ] [ id ] NIC host HOST [ on | off ]\n"
 		"       drackctl nic mptcp { on | off | show }\n"
+		"       drackctl nic policy { mptcp | ecmp | spray | none } [ dev VNIC ]\n"
+		"       drackctl nic policy [ show [ dev VNIC ] ]\n"
 		"       drackctl nic help\n"
 		"export lends physical NIC IFNAME to the pool of drack link DRACKDEV\n"
 		"(default: the only drack link of this network namespace).\n"
 		"POOL defaults to every pool for show and to 0 for assign.\n"
 		"assign gives host HOST a vNIC of NIC (off: takes it back), as drack-fmd does.\n"
 		"mptcp on adds an MPTCP subflow endpoint for every address of every vNIC\n"
-		"of this network namespace; off removes them.\n");
+		"of this network namespace; off removes them.\n"
+		"policy chooses how traffic is spread over the vNICs (see \"nic policy help\").\n");
 }
 
 int ctl_nic_err(int err, const char *extack, const char *context)
@@ -226,6 +230,80 @@ static int nic_show(int argc, char **argv)
 	return nic_show_pools(have_pool, pool, &s);
 }
 
+/* ---- the vNICs of this network namespace (nic mptcp, nic policy) --- */
+
+static int vnic_cb(const struct drack_nic_info *n, void *arg)
+{
+	struct ctl_vnics *vs = arg;
+	char name[IF_NAMESIZE];
+	struct ctl_vnic *v;
+
+	/* reported by this kernel: is it in this network namespace? */
+	if (!n->vnic_ifindex || !if_indextoname(n->vnic_ifindex, name) ||
+	    strcmp(name, n->vnic_ifname))
+		return 0;
+	v = realloc(vs->v, (vs->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	vs->v = v;
+	v = &vs->v[vs->n++];
+	v->pool = n->pool;
+	v->nic = n->id;
+	v->ifindex = n->vnic_ifindex;
+	v->via = n->vnic_via;
+	snprintf(v->name, sizeof(v->name), "%s", name);
+	return 0;
+}
+
+int ctl_vnics(struct ctl_vnics *vs)
+{
+	struct drack_pool_info *pi = NULL;
+	int i, n, err = 0;
+	char ctx[32];
+
+	memset(vs, 0, sizeof(*vs));
+	if (!ctl_nl())
+		return CTL_EKERNEL;
+	n = ctl_nic_pools(&pi);
+	if (n < 0)
+		return ctl_err(n, NULL, "listing pools");
+	for (i = 0; i < n && !err; i++)
+		if (pi[i].max_nics)
+			err = drack_nic_list(ctl_nl(), pi[i].id, vnic_cb, vs);
+	if (err) {
+		snprintf(ctx, sizeof(ctx), "pool %u", pi[i - 1].id);
+		free(pi);
+		free(vs->v);
+		vs->v = NULL;
+		vs->n = 0;
+		return ctl_nic_err(err, NULL, ctx);
+	}
+	free(pi);
+	return CTL_OK;
+}
+
+const struct ctl_vnic *ctl_vnic_by_index(const struct ctl_vnics *vs,
+					 int ifindex)
+{
+	int i;
+
+	for (i = 0; i < vs->n; i++)
+		if ((int)vs->v[i].ifindex == ifindex)
+			return &vs->v[i];
+	return NULL;
+}
+
+const struct ctl_vnic *ctl_vnic_by_name(const struct ctl_vnics *vs,
+					const char *name)
+{
+	int i;
+
+	for (i = 0; i < vs->n; i++)
+		if (!strcmp(vs->v[i].name, name))
+			return &vs->v[i];
+	return NULL;
+}
+
 /* ---- export, unexport ---------------------------------------------- */
 
 /* The ifindex of physical NIC @dev: CTL_OK, or an error message. */
@@ -410,6 +488,8 @@ int do_nic(int argc, char **argv)
 		return nic_assign(argc - 1, argv + 1);
 	if (!strcmp(*argv, "mptcp"))
 		return do_nic_mptcp(argc - 1, argv + 1);
+	if (!strcmp(*argv, "policy"))
+		return do_nic_policy(argc - 1, argv + 1);
 	if (matches(*argv, "help")) {
 		usage(stdout);
 		return CTL_OK;

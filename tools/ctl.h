@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <net/if.h>
 #include "uapi/drack.h"
 #include "drack/drack.h"
 
@@ -212,11 +213,45 @@ int do_nic(int argc, char **argv);
 
 /* "drackctl nic mptcp ...": the arguments after "mptcp". */
 int do_nic_mptcp(int argc, char **argv);
+/* "drackctl nic policy ...": the arguments after "policy". */
+int do_nic_policy(int argc, char **argv);
 /* A NIC id: below DRACK_MAX_NICS. */
 int get_nic_id(uint32_t *val, const char *arg);
 /* ctl_err(), or for -EOPNOTSUPP: "this drack.ko has no NIC pool". */
 int ctl_nic_err(int err, const char *extack, const char *context);
 /* Every pool of the kernel, as dumped: count or -errno; free() *pools. */
 int ctl_nic_pools(struct drack_pool_info **pools);
+
+/* A vNIC of this network namespace. */
+struct ctl_vnic {
+	uint32_t pool, nic, ifindex, via;
+	char name[IF_NAMESIZE];
+};
+
+struct ctl_vnics {
+	struct ctl_vnic *v;
+	int n;
+};
+
+/*
+ * Every vNIC of this network namespace, by pool and NIC id: CTL_OK, or an
+ * error message and the exit status. free() vs->v.
+ */
+int ctl_vnics(struct ctl_vnics *vs);
+const struct ctl_vnic *ctl_vnic_by_index(const struct ctl_vnics *vs,
+					 int ifindex);
+const struct ctl_vnic *ctl_vnic_by_name(const struct ctl_vnics *vs,
+					const char *name);
+/*
+ * For nic policy: the MPTCP endpoints of the vNICs @vs on, as "nic mptcp
+ * on" adds them, or off. CTL_OK, or an error message and the exit
+ * status; off is CTL_OK on a kernel without MPTCP.
+ */
+int ctl_nic_mptcp_set(const struct ctl_vnics *vs, bool on);
+/*
+ * The number of MPTCP endpoints on each vNIC of @vs into @count[vs->n]
+ * (all 0 on a kernel without MPTCP): CTL_OK, or an error message.
+ */
+int ctl_nic_mptcp_count(const struct ctl_vnics *vs, unsigned int *count);
 
 #endif /* _DRACKCTL_H */
