@@ -318,7 +318,9 @@ void drack_dev_tick(struct drack_dev *dd)
 	drack_dev_release_dead(dd);
 	if (READ_ONCE(dd->leaving))
 		return;
+	local_bh_disable();	/* NAPIs it schedules run on bh enable */
 	drack_nic_tick(dd);
+	local_bh_enable();
 	if (drack_dev_revoke_pending(dd))
 		schedule_work(&dd->revoke_work);
 	if (drack_dev_grants_pending(dd))

@@ -10,6 +10,9 @@
 #include <net/rtnetlink.h>
 #include "device.h"
 
+/* Reconcile works run here, so that module unload can wait for them. */
+static struct workqueue_struct *drack_nic_wq;
+
 unsigned int drack_nic_failover_ms = 500;
 module_param_named(nic_failover_ms, drack_nic_failover_ms, uint, 0644);
 MODULE_PARM_DESC(nic_failover_ms,
@@ -58,7 +61,7 @@ bool drack_nic_usable(struct drack_dev *dd, u32 nic)
 void drack_nic_changed(struct drack_dev *dd)
 {
 	/* The work holds the netdev until it has run. */
-	if (!READ_ONCE(dd->nic.dying) && schedule_work(&dd->nic.work))
+	if (!READ_ONCE(dd->nic.dying) && queue_work(drack_nic_wq, &dd->nic.work))
 		dev_hold(dd->ndev);
 }
 
@@ -331,10 +334,19 @@ static struct notifier_block drack_nic_notifier = {
 
 int drack_nic_init(void)
 {
-	return register_netdevice_notifier(&drack_nic_notifier);
+	int err;
+
+	drack_nic_wq = alloc_workqueue("drack_nic", 0, 0);
+	if (!drack_nic_wq)
+		return -ENOMEM;
+	err = register_netdevice_notifier(&drack_nic_notifier);
+	if (err)
+		destroy_workqueue(drack_nic_wq);
+	return err;
 }
 
 void drack_nic_exit(void)
 {
 	unregister_netdevice_notifier(&drack_nic_notifier);
+	destroy_workqueue(drack_nic_wq);	/* waits for queued works */
 }

@@ -375,9 +375,8 @@ void drack_xnic_tick(struct drack_xnic *x)
 			       READ_ONCE(x->st.tx_dropped) +
 			       READ_ONCE(x->st.tx_bad) +
 			       READ_ONCE(x->st.rx_bad_post)));
-	/* Attaches and detaches are noticed even when nobody rings. */
-	if (drack_xnic_pending(x))
-		napi_schedule(&x->napi);
+	/* Attaches, detaches and MAC changes noticed even if nobody rings. */
+	napi_schedule(&x->napi);
 }
 
 /* The physical link went up or down: tell the hosts at once. */

@@ -25,7 +25,7 @@
 
 DRACKCTL=$DRACK_TOP/tools/drackctl
 X=10.9.0
-ktap_plan 14
+ktap_plan 15
 drack_setup 2 || ktap_finish
 
 # vnic_addr NS DEV IP TABLE: address plus a routing table of its own, so a
@@ -256,5 +256,33 @@ unexport() {
 	echo "unexport again: $out"
 }
 ktap_check unexport_deletes_vnics unexport
+
+# A third host exports a NIC, h0 gets its vNIC, then the owner's rack0 is
+# deleted while the NIC is exported and in use: the export ends with it
+# (the port is no longer promiscuous), h0's vNIC goes away, h0's Buffers
+# come home (checked by buffers_home below).
+owner_leaves() {
+	local id out
+	drack_host_add 2 || return 1
+	ip link add eth1 netns h2 type veth peer p2 netns x0 || return 1
+	ip -n x0 link set p2 master br0 up && ip -n h2 link set eth1 up || return 1
+	out=$(in_ns h2 "$DRACKCTL" -j nic export dev eth1) || { echo "export: $out"; return 1; }
+	id=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["nic"])' <<<"$out") || return 1
+	wait_for 20 ip -n h0 link set "rack0v$id" up || { echo "h0 got no rack0v$id"; return 1; }
+	ip -n h0 addr add "$X.12/24" dev "rack0v$id" &&
+		ip -n h0 route add "$X.0/24" dev "rack0v$id" src "$X.12" table 102 &&
+		ip -n h0 rule add from "$X.12" table 102 || return 1
+	wait_for 10 ping_once h0 "$X.100" -I "$X.12" >/dev/null || { echo "no ping through NIC $id"; return 1; }
+	bg ping-h0 ip netns exec h0 ping -q -i 0.05 -I "$X.12" "$X.100"
+	sleep 0.5
+	drack_del_host h2 || return 1
+	wait_for 10 eval "! ip -n h0 link show rack0v$id >/dev/null 2>&1" ||
+		{ echo "h0 still has rack0v$id"; return 1; }
+	if ip -n h2 link show eth1 | grep -q PROMISC; then
+		echo "h2 eth1 still promiscuous"; return 1
+	fi
+	echo "NIC $id: owner left, vNIC of h0 deleted, h2 eth1 released"
+}
+ktap_check owner_leaves_while_exported owner_leaves
 
 drack_finish
