@@ -140,7 +140,7 @@ ktap_check unknown_object_command unknown_object_command
 
 help() {
 	local obj out bad=0
-	for obj in "" pool host peer section buffer link monitor \
+	for obj in "" pool host peer section buffer link monitor nic \
 		"pool format" "host fence" "host reclaim" "section revoke"; do
 		out=$("$DRACKCTL" $obj help 2>&1) || { echo "drackctl $obj help: exit status $?"; bad=1; continue; }
 		[[ $out =~ Usage:\ drackctl.*${obj} ]] || { echo "drackctl $obj help: $out"; bad=1; }
