@@ -267,7 +267,10 @@ owner_leaves() {
 	ip link add eth1 netns h2 type veth peer p2 netns x0 || return 1
 	ip -n x0 link set p2 master br0 up && ip -n h2 link set eth1 up || return 1
 	out=$(in_ns h2 "$DRACKCTL" -j nic export dev eth1) || { echo "export: $out"; return 1; }
-	id=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["nic"])' <<<"$out") || return 1
+	id=$(python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print((d[0] if isinstance(d, list) else d)["nic"])' <<<"$out") || { echo "export said: $out"; return 1; }
 	wait_for 20 ip -n h0 link set "rack0v$id" up || { echo "h0 got no rack0v$id"; return 1; }
 	ip -n h0 addr add "$X.12/24" dev "rack0v$id" &&
 		ip -n h0 route add "$X.0/24" dev "rack0v$id" src "$X.12" table 102 &&
