@@ -6,6 +6,9 @@
 #                sharing one pool, apps across rack0 (tools/drack-rack demo)
 # make demo-netns  the same with every host in one guest (ram pool, netns)
 # make bench    rack0 vs veth: iperf3 and sockperf in one guest run
+# make bench-vms   rack0 vs virtio-net between two VMs
+# make bench-nic   the NIC pool: one host's inter-rack throughput through
+#                  the pool vs its own NIC, all-to-all fairness (2 racks x 2 VMs)
 
 KVER ?= $(shell ls -1 /lib/modules 2>/dev/null | grep '^6\.1\.' | sort -V | tail -n 1)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -17,7 +20,7 @@ USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -I$(CURDIR)/kmod -I$(CURDIR)/lib
 
 export CC CFLAGS USER_CFLAGS
 
-.PHONY: all kmod lib tools tests-bin check check-612 demo demo-netns bench bench-vms clean install
+.PHONY: all kmod lib tools tests-bin check check-612 demo demo-netns bench bench-vms bench-nic clean install
 
 all: kmod lib tools tests-bin
 
@@ -56,6 +59,9 @@ bench:
 
 bench-vms:
 	bash tests/bench/vm-bench.sh
+
+bench-nic:
+	bash tests/bench/nic-bench.sh
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
