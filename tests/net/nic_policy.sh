@@ -27,23 +27,12 @@
 # qdiscs left behind.
 . "$(dirname "$0")/lib.sh"
 
-DRACKCTL=$DRACK_TOP/tools/drackctl
-X=10.9.0
+. "$(dirname "$0")/nic-lab.bash"
 X6=fd00:9:
 ktap_plan 20
 drack_setup 2 || ktap_finish
 
 # ---- the lab of nic.sh ------------------------------------------------------
-
-# vnic_addr NS DEV IP TABLE: address plus a routing table of its own, so a
-# socket bound to IP leaves through DEV (several vNICs share one subnet).
-vnic_addr() {
-	local ns=$1 dev=$2 ip=$3 t=$4
-	ip -n "$ns" addr add "$ip/24" dev "$dev" || return 1
-	ip -n "$ns" link set "$dev" up || return 1
-	ip -n "$ns" route add "$X.0/24" dev "$dev" src "$ip" table "$t" || return 1
-	ip -n "$ns" rule add from "$ip" table "$t" || return 1
-}
 
 # vnic_addr6 NS DEV IP TABLE: the same for IPv6
 vnic_addr6() {
@@ -54,20 +43,8 @@ vnic_addr6() {
 }
 
 lab() {
-	local i
-	drack_netns_add x0 || return 1
-	ip -n x0 link add br0 type bridge || return 1
-	ip -n x0 link set br0 up
-	ip -n x0 addr add "$X.100/24" dev br0 || return 1
+	nic_lab || return 1
 	ip -n x0 -6 addr add "$X6:100/64" dev br0 nodad || return 1
-	for i in 0 1; do
-		ip link add eth1 netns "h$i" type veth peer p$i netns x0 || return 1
-		ip -n x0 link set "p$i" master br0 up || return 1
-		ip -n "h$i" link set eth1 up || return 1
-		in_ns "h$i" sysctl -qw net.ipv4.conf.all.arp_ignore=1 \
-			net.ipv4.conf.all.arp_announce=2 net.ipv4.conf.all.rp_filter=0 \
-			net.ipv4.conf.default.rp_filter=0
-	done
 }
 ktap_check lab lab
 
@@ -81,25 +58,8 @@ export_nics() {
 }
 ktap_check export export_nics
 
-vnics_exist() {
-	local i v
-	for i in 0 1; do
-		for v in 0 1; do ip -n "h$i" link set "rack0v$v" up 2>/dev/null || return 1; done
-	done
-}
-vnics_up() {
-	local i v
-	for i in 0 1; do
-		for v in 0 1; do has_carrier "h$i" "rack0v$v" || return 1; done
-	done
-}
 vnics() {
-	wait_for 20 vnics_exist && wait_for 10 vnics_up || {
-		for i in 0 1; do ip -n "h$i" -br link; done
-		in_ns h0 "$DRACKCTL" nic show pool 0
-		tail -n 20 /tmp/fmd.log
-		return 1
-	}
+	nic_wait_vnics || return 1
 	vnic_addr h0 rack0v0 "$X.10" 100 && vnic_addr h0 rack0v1 "$X.11" 101 &&
 		vnic_addr h1 rack0v0 "$X.20" 100 && vnic_addr h1 rack0v1 "$X.21" 101 &&
 		vnic_addr6 h0 rack0v0 "$X6:10" 100 && vnic_addr6 h0 rack0v1 "$X6:11" 101
