@@ -72,8 +72,9 @@ void drack_nic_kick(struct drack_dev *dd)
 	struct drack_vport *vp;
 	u32 n;
 
+	/* Every doorbell comes here: only the pool's NIC slots. */
 	rcu_read_lock();
-	for (n = 0; n < DRACK_MAX_NICS; n++) {
+	for (n = 0; n < dd->pool->geo.max_nics; n++) {
 		x = rcu_dereference(nh->xnic[n]);
 		if (x)
 			napi_schedule(&x->napi);
@@ -93,7 +94,7 @@ bool drack_nic_pending(struct drack_dev *dd)
 	u32 n;
 
 	rcu_read_lock();
-	for (n = 0; n < DRACK_MAX_NICS && !pending; n++) {
+	for (n = 0; n < dd->pool->geo.max_nics && !pending; n++) {
 		x = rcu_dereference(nh->xnic[n]);
 		vp = rcu_dereference(nh->vport[n]);
 		pending = (x && drack_xnic_pending(x)) ||
