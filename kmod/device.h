@@ -11,6 +11,7 @@
 #include "buffer.h"
 #include "ring.h"
 #include "nic.h"
+#include "uapi/drack.h"
 
 #define DRACK_NO_BLOCK	(-1)
 

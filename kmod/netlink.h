@@ -9,6 +9,7 @@
 
 #include <net/genetlink.h>
 #include "pool.h"
+#include "uapi/drack.h"
 
 extern struct genl_family drack_genl_family;
 

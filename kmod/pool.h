@@ -13,7 +13,7 @@
 #include <linux/netlink.h>
 #include <linux/rcupdate.h>
 #include <linux/workqueue.h>
-#include "uapi/drack.h"
+#include "uapi/drack_pool.h"
 
 struct drack_pool;
 struct drack_dev;
