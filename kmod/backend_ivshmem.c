@@ -11,7 +11,6 @@
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
-#include "device.h"
 #include "pool.h"
 
 #define IVSHMEM_REG_IV_POSITION	0x08

@@ -7,7 +7,6 @@
 #include <linux/io.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include "device.h"
 #include "pool.h"
 
 #define DRACK_ATTACH_RETRY	(HZ / 5)

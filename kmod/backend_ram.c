@@ -7,7 +7,6 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
-#include "device.h"
 #include "pool.h"
 
 static unsigned int ram_pool_mb = 64;

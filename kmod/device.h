@@ -9,71 +9,30 @@
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
 #include "buffer.h"
-#include "ring.h"
 #include "nic.h"
+#include "peer.h"
+#include "ring.h"
+#include "stats.h"
 #include "uapi/drack.h"
 
 #define DRACK_NO_BLOCK	(-1)
-
-/* Counters shown by ethtool -S; keep in sync with ethtool.c. */
-struct drack_tx_stats {
-	u64 packets, bytes;
-	u64 refs;		/* references posted, broadcast copies included */
-	u64 bcast;		/* broadcast/multicast frames replicated */
-	u64 ring_full;		/* queue stopped: a ref_queue was full */
-	u64 no_buffer;		/* queue stopped: no free Buffer */
-	u64 no_peer;		/* unknown or unreachable destination */
-	u64 dropped;
-	u64 doorbells;
-	u64 doorbells_suppressed;
-};
-
-struct drack_rx_stats {
-	u64 packets, bytes;
-	u64 refs;
-	u64 bad_desc;		/* references failing validation */
-	u64 bad_ring;		/* ring indexes that made no sense */
-	u64 alloc_fail;
-	u64 dropped;		/* arrived while the interface was down */
-	u64 ret_ok;		/* our Buffers handed back */
-	u64 ret_bad;		/* bogus returns */
-	u64 ret_doorbells;
-};
-
-struct drack_ctl_stats {
-	u64 section_requests;
-	u64 grants;
-	u64 grant_bad;
-	u64 revokes;		/* revoked Sections given back */
-	u64 peers_released;	/* fenced peers let go of */
-	u64 fenced;		/* times we found ourselves fenced */
-};
-
-struct drack_peer_stats {
-	u64 tx_packets, tx_bytes;
-	u64 rx_packets, rx_bytes;
-	u64 rx_bad;
-};
+#define DRACK_ANY_HOST	U32_MAX		/* newlink: the next free host id */
 
 struct drack_dev {
 	struct net_device *ndev;
 	struct drack_pool *pool;
+	struct drack_pool_client client;	/* what the pool calls */
 	u32 host;
 	u32 nhosts;			/* pool->geo.max_hosts */
-	u64 peers;			/* present peers: UP or LEAVING */
+	u64 present;			/* peers UP or LEAVING */
 	struct napi_struct napi;
 	struct drack_alloc alloc;
 
-	/* Rings, indexed by peer host id. */
-	struct drack_ring ref_in[DRACK_MAX_HOSTS];	/* ref_queue[peer] here */
-	struct drack_ring ret_in[DRACK_MAX_HOSTS];	/* peer returns to us */
-	struct drack_ring ref_out[DRACK_MAX_HOSTS];	/* our ref_queue at peer */
-	struct drack_ring ret_out[DRACK_MAX_HOSTS];	/* we return to peer */
-	struct drack_ring grant_in;
+	struct drack_peer *peers;		/* by host id, nhosts of them */
+	struct drack_ring grant_in;		/* the FM's grants to us */
 
 	/* TX side, under the netdev tx lock. */
 	u64 kick_pending;			/* peers owed a doorbell check */
-	u32 kick_base[DRACK_MAX_HOSTS];		/* prod at last doorbell */
 	int blocked_peer;			/* ref_queue that stopped us */
 	int blocked_class;			/* Buffer class that stopped us */
 
@@ -82,10 +41,16 @@ struct drack_dev {
 	u32 rx_next;				/* round robin over peers */
 	u64 ret_kick_pending;
 
+	/* One-shot jobs (sections.c, host.c). */
 	struct work_struct request_work;
 	struct work_struct grant_work;
 	struct work_struct revoke_work;
 	struct work_struct fence_work;
+	/* Periodic jobs, one each (timers.c). */
+	struct delayed_work heartbeat_work;
+	struct delayed_work liveness_work;
+	struct delayed_work refill_work;
+	struct delayed_work nic_work;
 	bool warned_no_sections;
 	bool leaving;
 	bool stalled;			/* fault injection: a hung host */
@@ -93,13 +58,16 @@ struct drack_dev {
 	bool forgot;			/* and our Buffers are forgotten */
 	u64 released;			/* fenced peers we let go of */
 
-	struct drack_tx_stats tx;
-	struct drack_rx_stats rx;
-	struct drack_ctl_stats ctl;
-	struct drack_peer_stats peer[DRACK_MAX_HOSTS];
+	struct drack_stats stats;
 
 	struct drack_nic_host nic;		/* the NIC pool, nic.c */
 };
+
+/* The local host behind a pool client, or NULL. */
+static inline struct drack_dev *drack_dev_of(struct drack_pool_client *c)
+{
+	return c ? container_of(c, struct drack_dev, client) : NULL;
+}
 
 extern struct rtnl_link_ops drack_link_ops;
 extern const struct ethtool_ops drack_ethtool_ops;
@@ -112,11 +80,9 @@ int drack_napi_poll(struct napi_struct *napi, int budget);
 void drack_dev_kick(struct drack_dev *dd);
 void drack_dev_kick_irq(struct drack_dev *dd);
 bool drack_dev_pending(struct drack_dev *dd);
-/* Periodic: heartbeat, polling fallback, retries. */
-void drack_dev_tick(struct drack_dev *dd);
 /* Iterate over the present peers, as last seen by the tick. */
 #define drack_for_each_peer(dd, peer, m)				\
-	for ((m) = READ_ONCE((dd)->peers);				\
+	for ((m) = READ_ONCE((dd)->present);				\
 	     (m) && ((peer) = __ffs64(m), 1); (m) &= (m) - 1)
 
 /* Re-evaluate peer presence and carrier. */
@@ -136,17 +102,48 @@ void drack_rx_drain_returns(struct drack_dev *dd);
 void drack_rx_drop_all(struct drack_dev *dd);
 bool drack_rx_pending(struct drack_dev *dd);
 bool drack_rx_holds_buffers(struct drack_dev *dd);
-/* A fenced peer: drop its references without handing them back. */
-void drack_rx_forget_peer(struct drack_dev *dd, u32 peer);
 /* A new skb holding a copy of @len bytes at @buf. */
 struct sk_buff *drack_skb_from_buf(struct napi_struct *napi, const void *buf,
 				   u32 len);
 /* tx.c: wake the queue if what stopped it is gone */
 void drack_tx_maybe_wake(struct drack_dev *dd);
 
-/* buffer requests and grants (device.c) */
+static inline struct drack_host_entry *drack_dev_entry(struct drack_dev *dd)
+{
+	return drack_host_entry(dd->pool, dd->host);
+}
+
+static inline void drack_dev_schedule_napi(struct drack_dev *dd)
+{
+	local_bh_disable();
+	napi_schedule(&dd->napi);
+	local_bh_enable();
+}
+
+static inline bool drack_dev_grants_pending(struct drack_dev *dd)
+{
+	return drack_ring_pending(&dd->grant_in);
+}
+
+/* host.c: membership */
+void drack_host_init(struct drack_dev *dd);
+int drack_dev_join(struct drack_dev *dd, struct drack_pool *pool, u32 host,
+		   struct netlink_ext_ack *extack);
+void drack_dev_leave(struct drack_dev *dd);
+void drack_dev_set_flags(struct drack_dev *dd, u32 set, u32 clear);
+/* Let go of fenced peers: drop their references, take back our Buffers. */
+void drack_dev_release_dead(struct drack_dev *dd);
+
+/* sections.c: requests, grants, revokes */
+void drack_sections_init(struct drack_dev *dd);
 void drack_dev_request_sections(struct drack_dev *dd);
-void drack_dev_grant_work(struct work_struct *work);
+bool drack_dev_revoke_pending(struct drack_dev *dd);
+
+/* timers.c: the periodic jobs */
+void drack_timers_init(struct drack_dev *dd);
+void drack_timers_start(struct drack_dev *dd);
+void drack_timers_stop_work(struct drack_dev *dd);
+void drack_timers_stop(struct drack_dev *dd);
 
 int drack_dev_ifindex(struct drack_pool *pool, u32 host);
 

@@ -6,38 +6,6 @@
 #include <linux/netdevice.h>
 #include "device.h"
 
-struct drack_stat_desc {
-	char name[ETH_GSTRING_LEN];
-	size_t offset;
-};
-
-#define DRACK_STAT(name, member) { name, offsetof(struct drack_dev, member) }
-
-static const struct drack_stat_desc drack_stats[] = {
-	DRACK_STAT("tx_refs", tx.refs),
-	DRACK_STAT("tx_bcast", tx.bcast),
-	DRACK_STAT("tx_ring_full", tx.ring_full),
-	DRACK_STAT("tx_no_buffer", tx.no_buffer),
-	DRACK_STAT("tx_no_peer", tx.no_peer),
-	DRACK_STAT("tx_dropped", tx.dropped),
-	DRACK_STAT("tx_doorbells", tx.doorbells),
-	DRACK_STAT("tx_doorbells_suppressed", tx.doorbells_suppressed),
-	DRACK_STAT("rx_refs", rx.refs),
-	DRACK_STAT("rx_bad_desc", rx.bad_desc),
-	DRACK_STAT("rx_bad_ring", rx.bad_ring),
-	DRACK_STAT("rx_alloc_fail", rx.alloc_fail),
-	DRACK_STAT("rx_dropped", rx.dropped),
-	DRACK_STAT("ret_ok", rx.ret_ok),
-	DRACK_STAT("ret_bad", rx.ret_bad),
-	DRACK_STAT("ret_doorbells", rx.ret_doorbells),
-	DRACK_STAT("section_requests", ctl.section_requests),
-	DRACK_STAT("grants", ctl.grants),
-	DRACK_STAT("grant_bad", ctl.grant_bad),
-	DRACK_STAT("revokes", ctl.revokes),
-	DRACK_STAT("peers_released", ctl.peers_released),
-	DRACK_STAT("fenced", ctl.fenced),
-};
-
 /*
  * Private flags. "stall" is fault injection for tests: the host behaves
  * like a hung kernel (no heartbeat, no transmit, no receive) until it is
@@ -73,7 +41,7 @@ static int drack_get_sset_count(struct net_device *ndev, int sset)
 		return ARRAY_SIZE(drack_priv_flags);
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
-	return ARRAY_SIZE(drack_stats) +
+	return drack_stats_ethtool_count() +
 	       DRACK_NR_CLASSES * DRACK_NR_CLASS_STATS +
 	       dd->nhosts * DRACK_NR_PEER_STATS;
 }
@@ -89,8 +57,7 @@ static void drack_get_strings(struct net_device *ndev, u32 sset, u8 *data)
 	}
 	if (sset != ETH_SS_STATS)
 		return;
-	for (i = 0; i < ARRAY_SIZE(drack_stats); i++)
-		ethtool_sprintf(&data, "%s", drack_stats[i].name);
+	data = drack_stats_ethtool_strings(data);
 	for (i = 0; i < DRACK_NR_CLASSES; i++)
 		for (j = 0; j < DRACK_NR_CLASS_STATS; j++)
 			ethtool_sprintf(&data, "%s_%s", drack_class_names[i],
@@ -106,11 +73,11 @@ static void drack_get_ethtool_stats(struct net_device *ndev,
 {
 	struct drack_dev *dd = netdev_priv(ndev);
 	struct drack_class_counters c;
-	struct drack_peer_stats *p;
+	u64 v[DRACK_S_NR], txp, txb, rxp, rxb, bad;
 	u32 i;
 
-	for (i = 0; i < ARRAY_SIZE(drack_stats); i++)
-		*data++ = READ_ONCE(*(u64 *)((u8 *)dd + drack_stats[i].offset));
+	drack_stats_fold(&dd->stats, v);
+	data = drack_stats_ethtool_values(v, data);
 	for (i = 0; i < DRACK_NR_CLASSES; i++) {
 		drack_alloc_counters(&dd->alloc, i, &c);
 		*data++ = c.sections;
@@ -119,12 +86,13 @@ static void drack_get_ethtool_stats(struct net_device *ndev,
 		*data++ = c.inflight;
 	}
 	for (i = 0; i < dd->nhosts; i++) {
-		p = &dd->peer[i];
-		*data++ = READ_ONCE(p->tx_packets);
-		*data++ = READ_ONCE(p->tx_bytes);
-		*data++ = READ_ONCE(p->rx_packets);
-		*data++ = READ_ONCE(p->rx_bytes);
-		*data++ = READ_ONCE(p->rx_bad);
+		drack_peer_stats_read(&dd->peers[i].tx, &txp, &txb, &bad);
+		drack_peer_stats_read(&dd->peers[i].rx, &rxp, &rxb, &bad);
+		*data++ = txp;
+		*data++ = txb;
+		*data++ = rxp;
+		*data++ = rxb;
+		*data++ = bad;
 	}
 }
 

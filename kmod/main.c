@@ -6,6 +6,7 @@
 #include <net/genetlink.h>
 #include <net/rtnetlink.h>
 #include "device.h"
+#include "netlink.h"
 #include "pool.h"
 
 static int __init drack_init(void)

@@ -476,6 +476,13 @@ void drack_nl_nic_notify(struct drack_pool *pool, u32 nic)
 		       DRACK_A_NIC_OWNER, le16_to_cpu(READ_ONCE(e->owner)));
 }
 
+static const struct drack_pool_events drack_nl_events = {
+	.section_request = drack_nl_section_request,
+	.host = drack_nl_host_notify,
+	.section = drack_nl_section_notify,
+	.nic = drack_nl_nic_notify,
+};
+
 int drack_nl_init(void)
 {
 	int err;
@@ -491,11 +498,13 @@ int drack_nl_init(void)
 	mutex_lock(&drack_nl_lock);
 	drack_nl_registered = true;
 	mutex_unlock(&drack_nl_lock);
+	drack_pool_set_events(&drack_nl_events);
 	return 0;
 }
 
 void drack_nl_exit(void)
 {
+	drack_pool_set_events(NULL);
 	mutex_lock(&drack_nl_lock);
 	drack_nl_registered = false;
 	mutex_unlock(&drack_nl_lock);

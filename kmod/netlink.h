@@ -13,6 +13,15 @@
 
 extern struct genl_family drack_genl_family;
 
+int drack_nl_init(void);
+void drack_nl_exit(void);
+void drack_nl_section_request(struct drack_pool *pool, u32 host,
+			      u32 buf_class, u32 count);
+void drack_nl_host_notify(struct drack_pool *pool, u32 host, u32 state);
+void drack_nl_section_notify(struct drack_pool *pool, u32 section, u32 owner,
+			     u32 buf_class);
+void drack_nl_nic_notify(struct drack_pool *pool, u32 nic);
+
 /* Look the pool of @attr up, extack on failure. drack_pools_lock held. */
 struct drack_pool *drack_nl_pool(const struct nlattr *attr,
 				 struct netlink_ext_ack *extack);

@@ -83,7 +83,7 @@ static int drack_nl_local_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		if (pidx++ < cb->args[0])
 			continue;
 		for (h = cb->args[1]; h < pool->geo.max_hosts; h++) {
-			dd = rcu_dereference(pool->local[h]);
+			dd = drack_dev_of(rcu_dereference(pool->local[h]));
 			if (!dd || !net_eq(dev_net(dd->ndev), net) ||
 			    (ifindex && dd->ndev->ifindex != ifindex))
 				continue;
@@ -109,7 +109,6 @@ out:
 static int drack_nl_fill_peer(struct sk_buff *skb, struct netlink_callback *cb,
 			      struct drack_dev *dd, u32 peer)
 {
-	struct drack_peer_stats *ps = &dd->peer[peer];
 	u64 txp, txb, rxp, rxb, bad;
 	u32 state;
 	void *hdr;
@@ -117,11 +116,8 @@ static int drack_nl_fill_peer(struct sk_buff *skb, struct netlink_callback *cb,
 	if (peer == dd->host || peer >= dd->nhosts)
 		return 0;
 	state = drack_host_state(dd->pool, peer);
-	txp = READ_ONCE(ps->tx_packets);
-	txb = READ_ONCE(ps->tx_bytes);
-	rxp = READ_ONCE(ps->rx_packets);
-	rxb = READ_ONCE(ps->rx_bytes);
-	bad = READ_ONCE(ps->rx_bad);
+	drack_peer_stats_read(&dd->peers[peer].tx, &txp, &txb, &bad);
+	drack_peer_stats_read(&dd->peers[peer].rx, &rxp, &rxb, &bad);
 	if (state == DRACK_HOST_FREE && !(txp | rxp | bad))
 		return 0;
 
@@ -180,59 +176,26 @@ int drack_nl_class_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 				   DRACK_NR_CLASSES);
 }
 
-#define DRACK_NL_STAT(id, member) \
-	[DRACK_STAT_##id] = offsetof(struct drack_dev, member)
-
-/* enum drack_stat -> counter in struct drack_dev */
-static const size_t drack_nl_stats[DRACK_STAT_MAX + 1] = {
-	DRACK_NL_STAT(TX_PACKETS, tx.packets),
-	DRACK_NL_STAT(TX_BYTES, tx.bytes),
-	DRACK_NL_STAT(TX_REFS, tx.refs),
-	DRACK_NL_STAT(TX_BCAST, tx.bcast),
-	DRACK_NL_STAT(TX_RING_FULL, tx.ring_full),
-	DRACK_NL_STAT(TX_NO_BUFFER, tx.no_buffer),
-	DRACK_NL_STAT(TX_NO_PEER, tx.no_peer),
-	DRACK_NL_STAT(TX_DROPPED, tx.dropped),
-	DRACK_NL_STAT(TX_DOORBELLS, tx.doorbells),
-	DRACK_NL_STAT(TX_DOORBELLS_SUPPRESSED, tx.doorbells_suppressed),
-	DRACK_NL_STAT(RX_PACKETS, rx.packets),
-	DRACK_NL_STAT(RX_BYTES, rx.bytes),
-	DRACK_NL_STAT(RX_REFS, rx.refs),
-	DRACK_NL_STAT(RX_BAD_DESC, rx.bad_desc),
-	DRACK_NL_STAT(RX_BAD_RING, rx.bad_ring),
-	DRACK_NL_STAT(RX_ALLOC_FAIL, rx.alloc_fail),
-	DRACK_NL_STAT(RX_DROPPED, rx.dropped),
-	DRACK_NL_STAT(RX_RET_OK, rx.ret_ok),
-	DRACK_NL_STAT(RX_RET_BAD, rx.ret_bad),
-	DRACK_NL_STAT(RX_RET_DOORBELLS, rx.ret_doorbells),
-	DRACK_NL_STAT(SECTION_REQUESTS, ctl.section_requests),
-	DRACK_NL_STAT(GRANTS, ctl.grants),
-	DRACK_NL_STAT(GRANT_BAD, ctl.grant_bad),
-	DRACK_NL_STAT(REVOKES, ctl.revokes),
-	DRACK_NL_STAT(PEERS_RELEASED, ctl.peers_released),
-	DRACK_NL_STAT(FENCED, ctl.fenced),
-};
-
 static int drack_nl_fill_stats(struct sk_buff *skb,
 			       struct netlink_callback *cb,
 			       struct drack_dev *dd, u32 item)
 {
 	struct nlattr *nest;
+	u64 v[DRACK_S_NR];
 	void *hdr;
-	u64 v;
 	u32 i;
 
+	drack_stats_fold(&dd->stats, v);
 	hdr = drack_nl_local_hdr(skb, cb, dd, DRACK_CMD_STATS_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 	nest = nla_nest_start(skb, DRACK_A_STATS);
 	if (!nest)
 		goto cancel;
-	for (i = DRACK_STAT_UNSPEC + 1; i <= DRACK_STAT_MAX; i++) {
-		v = READ_ONCE(*(u64 *)((u8 *)dd + drack_nl_stats[i]));
-		if (nla_put_u64_64bit(skb, i, v, DRACK_STAT_UNSPEC))
+	for (i = 0; i < DRACK_S_NR; i++)
+		if (nla_put_u64_64bit(skb, drack_stat_table[i].nl_attr, v[i],
+				      DRACK_STAT_UNSPEC))
 			goto cancel;
-	}
 	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
 	return 0;

@@ -178,7 +178,7 @@ static int drack_nl_fill_nic_local(struct sk_buff *skb, struct net *net,
 
 	rcu_read_lock();
 	for (h = 0; h < pool->geo.max_hosts && !err; h++) {
-		dd = rcu_dereference(pool->local[h]);
+		dd = drack_dev_of(rcu_dereference(pool->local[h]));
 		if (!dd)
 			continue;
 		x = rcu_dereference(dd->nic.xnic[nic]);

@@ -16,6 +16,7 @@
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
+#include "pool.h"
 #include "ring.h"
 
 struct drack_dev;
@@ -38,6 +39,16 @@ struct drack_xnic_stats {
 	u64 rx_too_big;
 };
 
+/* Owner side: what it shares with one host of the rack. */
+struct drack_xnic_host {
+	struct drack_vq_ctl *ctl;
+	struct drack_ring tx;			/* it sends, we consume */
+	struct drack_ring post;			/* its empty Buffers */
+	struct drack_ring done;			/* we fill them */
+	u64 vnics;				/* its ctl->vnics, cached */
+	u32 seq;				/* its ctl->seq when attached */
+};
+
 /* Owner side: a physical NIC this host exported. */
 struct drack_xnic {
 	struct drack_dev *dd;			/* the owner */
@@ -48,18 +59,8 @@ struct drack_xnic {
 	bool gro_was_on;
 	struct napi_struct napi;		/* TX: virt_queues to the wire */
 
-	struct drack_vq_ctl *ctl[DRACK_MAX_HOSTS];
-	struct drack_ring tx[DRACK_MAX_HOSTS];
-	struct drack_ring post[DRACK_MAX_HOSTS];
-	struct drack_ring done[DRACK_MAX_HOSTS];
-	u32 done_kick_base[DRACK_MAX_HOSTS];
-	/* Our side of each ring, never read back from the pool. */
-	u32 tx_cons[DRACK_MAX_HOSTS];
-	u32 post_cons[DRACK_MAX_HOSTS];
-	u32 done_prod[DRACK_MAX_HOSTS];
+	struct drack_xnic_host hosts[DRACK_MAX_HOSTS];
 	u64 serving;				/* hosts attached to gen */
-	u64 vnics[DRACK_MAX_HOSTS];		/* their ctl->vnics, cached */
-	u32 seq[DRACK_MAX_HOSTS];		/* their ctl->seq when attached */
 	u32 next;				/* round robin over hosts */
 
 	spinlock_t rx_lock;			/* post and done rings, map */
@@ -91,17 +92,12 @@ struct drack_vport {
 	struct napi_struct napi;		/* RX completions, TX cleanup */
 
 	spinlock_t tx_lock;			/* TX ring and tx_off */
-	u32 tx_prod;				/* ours, in kernel memory */
 	u32 tx_clean;				/* oldest entry not cleaned */
-	u32 tx_kick_base;
 	u64 *tx_off;				/* Buffer per TX slot */
 
 	spinlock_t rx_lock;			/* post/done rings, posted */
-	u32 post_prod;				/* ours, in kernel memory */
-	u32 done_cons;				/* likewise */
 	u32 posted_head;			/* next completion expected */
 	u64 *posted;				/* Buffer per post slot */
-	u32 post_kick_base;
 	u32 refill_short;			/* posts missing: no Buffers */
 
 	struct drack_vport_stats st;

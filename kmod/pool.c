@@ -7,7 +7,6 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <net/rtnetlink.h>
-#include "device.h"
 #include "pool.h"
 #include "ring.h"
 
@@ -151,30 +150,71 @@ struct drack_pool *drack_pool_find(u32 id)
 	return NULL;
 }
 
+static const struct drack_pool_events *drack_pool_events;
+
+void drack_pool_set_events(const struct drack_pool_events *ev)
+{
+	WRITE_ONCE(drack_pool_events, ev);
+}
+
+void drack_pool_notify_section_request(struct drack_pool *pool, u32 host,
+				       u32 buf_class, u32 count)
+{
+	const struct drack_pool_events *ev = READ_ONCE(drack_pool_events);
+
+	if (ev)
+		ev->section_request(pool, host, buf_class, count);
+}
+
+void drack_pool_notify_host(struct drack_pool *pool, u32 host, u32 state)
+{
+	const struct drack_pool_events *ev = READ_ONCE(drack_pool_events);
+
+	if (ev)
+		ev->host(pool, host, state);
+}
+
+void drack_pool_notify_section(struct drack_pool *pool, u32 section,
+			       u32 owner, u32 buf_class)
+{
+	const struct drack_pool_events *ev = READ_ONCE(drack_pool_events);
+
+	if (ev)
+		ev->section(pool, section, owner, buf_class);
+}
+
+void drack_pool_notify_nic(struct drack_pool *pool, u32 nic)
+{
+	const struct drack_pool_events *ev = READ_ONCE(drack_pool_events);
+
+	if (ev)
+		ev->nic(pool, nic);
+}
+
 /* Call @fn for every host of @pool that lives in this kernel. */
 static void drack_pool_for_each_local(struct drack_pool *pool,
-				      void (*fn)(struct drack_dev *dd))
+				      void (*fn)(struct drack_pool_client *c))
 {
-	struct drack_dev *dd;
+	struct drack_pool_client *c;
 	u32 h;
 
 	rcu_read_lock();
 	for (h = 0; h < pool->geo.max_hosts; h++) {
-		dd = rcu_dereference(pool->local[h]);
-		if (dd)
-			fn(dd);
+		c = rcu_dereference(pool->local[h]);
+		if (c)
+			fn(c);
 	}
 	rcu_read_unlock();
 }
 
-static void drack_pool_heartbeat(struct work_struct *work)
+static void drack_pool_client_peers_changed(struct drack_pool_client *c)
 {
-	struct drack_pool *pool = container_of(to_delayed_work(work),
-					       struct drack_pool, heartbeat);
+	c->ops->peers_changed(c);
+}
 
-	drack_pool_for_each_local(pool, drack_dev_tick);
-	schedule_delayed_work(&pool->heartbeat,
-			      msecs_to_jiffies(DRACK_HEARTBEAT_MS));
+static void drack_pool_client_nics_changed(struct drack_pool_client *c)
+{
+	c->ops->nics_changed(c);
 }
 
 int drack_pool_register(struct drack_pool *pool, void *base, u64 size,
@@ -194,7 +234,6 @@ int drack_pool_register(struct drack_pool *pool, void *base, u64 size,
 	pool->size = size;
 	pool->ops = ops;
 	mutex_init(&pool->lock);
-	INIT_DELAYED_WORK(&pool->heartbeat, drack_pool_heartbeat);
 
 	mutex_lock(&drack_pools_lock);
 	if (drack_pool_find(id)) {
@@ -205,8 +244,6 @@ int drack_pool_register(struct drack_pool *pool, void *base, u64 size,
 	if (err)
 		goto unlock;
 	list_add_tail(&pool->node, &drack_pools);
-	schedule_delayed_work(&pool->heartbeat,
-			      msecs_to_jiffies(DRACK_HEARTBEAT_MS));
 	pr_info("drack: pool %u: %s, %llu MB, %u Sections (%u metadata), %u hosts, %u NICs\n",
 		id, ops->name, pool->geo.pool_size >> 20,
 		pool->geo.section_count, pool->geo.meta_sections,
@@ -221,7 +258,6 @@ void drack_pool_unregister(struct drack_pool *pool)
 	mutex_lock(&drack_pools_lock);
 	list_del(&pool->node);
 	mutex_unlock(&drack_pools_lock);
-	cancel_delayed_work_sync(&pool->heartbeat);
 	drack_chardev_unregister(pool);
 }
 
@@ -245,7 +281,7 @@ int drack_pool_grant(struct drack_pool *pool, u32 host, u32 section,
 	struct drack_section_entry *e;
 	struct drack_grant *g;
 	struct drack_ring ring;
-	u32 gen, prod;
+	u32 gen;
 	int err = 0;
 
 	mutex_lock(&pool->lock);
@@ -271,9 +307,13 @@ int drack_pool_grant(struct drack_pool *pool, u32 host, u32 section,
 	if (err)
 		goto out;
 
-	drack_ring_init(&ring, pool, drack_grant_ring_off(&pool->geo, host),
+	/* The FM may have moved kernels: adopt what the pool shows. */
+	drack_ring_init(&ring,
+			drack_pool_ptr(pool,
+				       drack_grant_ring_off(&pool->geo, host)),
 			pool->geo.grant_ring_entries, sizeof(*g));
-	if (!drack_ring_space(&ring)) {
+	drack_ring_adopt_producer(&ring, true);
+	if (drack_ring_space(&ring) <= 0) {
 		NL_SET_ERR_MSG(extack, "host's grant ring is full");
 		err = -ENOBUFS;
 		goto out;
@@ -287,11 +327,11 @@ int drack_pool_grant(struct drack_pool *pool, u32 host, u32 section,
 	smp_wmb(); /* class and generation before ownership */
 	WRITE_ONCE(e->owner, cpu_to_le16(host));
 
-	prod = drack_ring_prod(&ring);
-	g = drack_ring_slot(&ring, prod);
+	g = drack_ring_next(&ring);
 	g->section = cpu_to_le32(section);
 	g->generation = cpu_to_le32(gen);
-	drack_ring_publish(&ring, prod, prod + 1);
+	drack_ring_push(&ring);
+	drack_ring_flush(&ring);
 	drack_pool_kick(pool, host);
 out:
 	mutex_unlock(&pool->lock);
@@ -300,12 +340,12 @@ out:
 
 void drack_pool_peers_changed(struct drack_pool *pool)
 {
-	drack_pool_for_each_local(pool, drack_dev_update_carrier);
+	drack_pool_for_each_local(pool, drack_pool_client_peers_changed);
 }
 
 void drack_pool_nics_changed(struct drack_pool *pool)
 {
-	drack_pool_for_each_local(pool, drack_nic_changed);
+	drack_pool_for_each_local(pool, drack_pool_client_nics_changed);
 }
 
 static bool drack_pool_idle(struct drack_pool *pool)
@@ -436,7 +476,7 @@ again:
 		return err;
 	pr_info("drack: pool %u: host %u fenced\n", pool->id, host);
 	drack_pool_peers_changed(pool);
-	drack_nl_host_notify(pool, host, DRACK_HOST_DEAD);
+	drack_pool_notify_host(pool, host, DRACK_HOST_DEAD);
 	return 0;
 }
 
@@ -454,7 +494,7 @@ u32 drack_pool_free_host_sections(struct drack_pool *pool, u32 host)
 		se->flags = 0;
 		smp_wmb(); /* a new owner sees a clean entry */
 		WRITE_ONCE(se->owner, cpu_to_le16(DRACK_SECTION_FREE));
-		drack_nl_section_notify(pool, s, DRACK_SECTION_FREE,
+		drack_pool_notify_section(pool, s, DRACK_SECTION_FREE,
 					READ_ONCE(se->buf_class));
 		n++;
 	}
@@ -499,7 +539,7 @@ out:
 		return err;
 	pr_info("drack: pool %u: fenced host %u reclaimed, %u Sections free again\n",
 		pool->id, host, n);
-	drack_nl_host_notify(pool, host, DRACK_HOST_FREE);
+	drack_pool_notify_host(pool, host, DRACK_HOST_FREE);
 	return 0;
 }
 
@@ -558,44 +598,42 @@ int drack_pool_attach(struct drack_pool *pool, void *base, u64 size,
 
 void drack_pool_detach_devices(struct drack_pool *pool)
 {
-	struct drack_dev *dd;
-	LIST_HEAD(list);
+	struct drack_pool_client *c;
 	u32 h;
 
 	rtnl_lock();
 	for (h = 0; h < pool->geo.max_hosts; h++) {
-		dd = rcu_access_pointer(pool->local[h]);
-		if (dd)
-			unregister_netdevice_queue(dd->ndev, &list);
+		c = rtnl_dereference(pool->local[h]);
+		if (c)
+			c->ops->remove(c);
 	}
-	unregister_netdevice_many(&list);
 	rtnl_unlock();
 }
 
 bool drack_pool_kick_here(struct drack_pool *pool, u32 host)
 {
-	struct drack_dev *dd;
+	struct drack_pool_client *c;
 
 	rcu_read_lock();
-	dd = rcu_dereference(pool->local[host]);
-	if (dd)
-		drack_dev_kick(dd);
+	c = rcu_dereference(pool->local[host]);
+	if (c)
+		c->ops->kick(c);
 	rcu_read_unlock();
-	return dd;
+	return c;
 }
 
 bool drack_pool_kick_local(struct drack_pool *pool, bool only_pending)
 {
-	struct drack_dev *dd;
+	struct drack_pool_client *c;
 	bool busy = false;
 	u32 h;
 
 	rcu_read_lock();
 	for (h = 0; h < pool->geo.max_hosts; h++) {
-		dd = rcu_dereference(pool->local[h]);
-		if (!dd || (only_pending && !drack_dev_pending(dd)))
+		c = rcu_dereference(pool->local[h]);
+		if (!c || (only_pending && !c->ops->pending(c)))
 			continue;
-		drack_dev_kick_irq(dd);
+		c->ops->kick_irq(c);
 		busy = true;
 	}
 	rcu_read_unlock();

@@ -16,7 +16,48 @@
 #include "uapi/drack_pool.h"
 
 struct drack_pool;
-struct drack_dev;
+struct drack_pool_client;
+
+/*
+ * What a host living in this kernel (the netdev layer) lets the pool call:
+ * the pool knows its hosts only through these.
+ */
+struct drack_pool_client_ops {
+	/* Doorbell: references, returns or grants are waiting. */
+	void (*kick)(struct drack_pool_client *c);
+	/* The same from hard irq context (doorbell interrupt, poll timer). */
+	void (*kick_irq)(struct drack_pool_client *c);
+	/* Anything waiting in the pool for this host? (polling backends) */
+	bool (*pending)(struct drack_pool_client *c);
+	/* The host table, or the NIC table, changed: read it again. */
+	void (*peers_changed)(struct drack_pool_client *c);
+	void (*nics_changed)(struct drack_pool_client *c);
+	/* The pool's device goes away: leave it (RTNL held). */
+	void (*remove)(struct drack_pool_client *c);
+};
+
+struct drack_pool_client {
+	const struct drack_pool_client_ops *ops;
+};
+
+/* What user space hears of: the control layer's events. */
+struct drack_pool_events {
+	void (*section_request)(struct drack_pool *pool, u32 host,
+				u32 buf_class, u32 count);
+	void (*host)(struct drack_pool *pool, u32 host, u32 state);
+	void (*section)(struct drack_pool *pool, u32 section, u32 owner,
+			u32 buf_class);
+	void (*nic)(struct drack_pool *pool, u32 nic);
+};
+
+/* The control layer registers its events once, at module load. */
+void drack_pool_set_events(const struct drack_pool_events *ev);
+void drack_pool_notify_section_request(struct drack_pool *pool, u32 host,
+				       u32 buf_class, u32 count);
+void drack_pool_notify_host(struct drack_pool *pool, u32 host, u32 state);
+void drack_pool_notify_section(struct drack_pool *pool, u32 section,
+			       u32 owner, u32 buf_class);
+void drack_pool_notify_nic(struct drack_pool *pool, u32 nic);
 
 struct drack_backend_ops {
 	const char *name;
@@ -39,8 +80,8 @@ struct drack_pool {
 	void *backend_priv;
 
 	struct mutex lock;			/* joins, leaves, grants */
-	struct drack_dev __rcu *local[DRACK_MAX_HOSTS]; /* in this kernel */
-	struct delayed_work heartbeat;
+	/* Hosts living in this kernel, by host id. */
+	struct drack_pool_client __rcu *local[DRACK_MAX_HOSTS];
 
 	/* The registered fabric manager, under drack_pools_lock. */
 	u32 fm_portid;				/* 0: none */
@@ -53,8 +94,6 @@ struct drack_pool {
 
 extern struct list_head drack_pools;		/* under drack_pools_lock */
 extern struct mutex drack_pools_lock;
-
-#define DRACK_HEARTBEAT_MS 100
 
 #define DRACK_MAX_REGIONS	16
 
@@ -211,15 +250,5 @@ extern bool drack_pool_format_blank;	/* format blank shared pools */
  */
 int drack_pool_attach(struct drack_pool *pool, void *base, u64 size,
 		      const struct drack_backend_ops *ops, const char *what);
-
-/* netlink.c: the genl family and its events */
-int drack_nl_init(void);
-void drack_nl_exit(void);
-void drack_nl_section_request(struct drack_pool *pool, u32 host,
-			      u32 buf_class, u32 count);
-void drack_nl_host_notify(struct drack_pool *pool, u32 host, u32 state);
-void drack_nl_section_notify(struct drack_pool *pool, u32 section, u32 owner,
-			     u32 buf_class);
-void drack_nl_nic_notify(struct drack_pool *pool, u32 nic);
 
 #endif /* _DRACK_POOL_H */

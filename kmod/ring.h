@@ -1,39 +1,49 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Single-producer single-consumer rings in pool memory. Producer and
- * consumer may sit in different kernels, so indexes read from the ring
- * are sanity-checked by the caller (drack_ring_avail() reports garbage).
+ * Single-producer single-consumer rings in pool memory: one discipline
+ * for every ring of the pool (ref_queues, return rings, grant rings,
+ * virt_queues).
+ *
+ * Producer and consumer may sit in different kernels. Each side keeps its
+ * own index in kernel memory (r->idx) and only publishes it to the pool;
+ * the other side's index is read, checked, and never trusted: an index
+ * that makes no sense is garbage, and drack_ring_resync() is the one way
+ * back from it. The consumer asks for a doorbell through the event index,
+ * as virtio's vring does, and the producer batches its doorbells
+ * (drack_ring_flush()).
+ *
+ * Pure logic on a piece of memory: no pool, no netdev, so the same source
+ * builds in user space for the unit tests (tests/unit/).
  */
 #ifndef _DRACK_RING_H
 #define _DRACK_RING_H
 
+#ifdef __KERNEL__
 #include <linux/types.h>
 #include <asm/barrier.h>
-#include "pool.h"
+#include <asm/byteorder.h>
+#endif
+#include "uapi/drack_pool.h"
 
 struct drack_ring {
-	struct drack_ring_hdr *hdr;
+	struct drack_ring_hdr *hdr;	/* in the pool */
 	u8 *entries;
-	u32 size;		/* entries, a power of two */
-	u32 esize;		/* bytes per entry */
+	u32 size;			/* entries, a power of two */
+	u32 esize;			/* bytes per entry */
+	u32 idx;			/* our side's index, kernel memory */
+	u32 kicked;			/* producer: idx at the last doorbell */
 };
 
-static inline void drack_ring_init(struct drack_ring *r,
-				   struct drack_pool *pool, u64 off,
-				   u32 size, u32 esize)
+/* @hdr: the ring in the pool, header then @size entries of @esize bytes. */
+static inline void drack_ring_init(struct drack_ring *r, void *hdr, u32 size,
+				   u32 esize)
 {
-	r->hdr = drack_pool_ptr(pool, off);
-	r->entries = (u8 *)r->hdr + sizeof(struct drack_ring_hdr);
+	r->hdr = hdr;
+	r->entries = (u8 *)hdr + sizeof(struct drack_ring_hdr);
 	r->size = size;
 	r->esize = esize;
-}
-
-/* Only the owner of the ring's area may do this, before anyone uses it. */
-static inline void drack_ring_reset(struct drack_ring *r)
-{
-	WRITE_ONCE(r->hdr->prod, 0);
-	WRITE_ONCE(r->hdr->cons, 0);
-	WRITE_ONCE(r->hdr->event, 0);
+	r->idx = 0;
+	r->kicked = 0;
 }
 
 static inline void *drack_ring_slot(const struct drack_ring *r, u32 idx)
@@ -41,6 +51,7 @@ static inline void *drack_ring_slot(const struct drack_ring *r, u32 idx)
 	return r->entries + (size_t)(idx & (r->size - 1)) * r->esize;
 }
 
+/* The indexes as published in the pool: the other side's, or ours. */
 static inline u32 drack_ring_prod(const struct drack_ring *r)
 {
 	return le32_to_cpu(READ_ONCE(r->hdr->prod));
@@ -51,101 +62,183 @@ static inline u32 drack_ring_cons(const struct drack_ring *r)
 	return le32_to_cpu(READ_ONCE(r->hdr->cons));
 }
 
-/* Producer: free slots; 0 also when the consumer index is garbage. */
-static inline u32 drack_ring_space(const struct drack_ring *r)
+/* Only the owner of the ring's area may do this, before anyone uses it. */
+static inline void drack_ring_reset(struct drack_ring *r)
 {
-	u32 used;
-
-	/* Pairs with drack_ring_consume(): the slot is no longer read. */
-	used = drack_ring_prod(r) -
-	       le32_to_cpu(smp_load_acquire(&r->hdr->cons));
-
-	return used > r->size ? 0 : r->size - used;
+	WRITE_ONCE(r->hdr->prod, 0);
+	WRITE_ONCE(r->hdr->cons, 0);
+	WRITE_ONCE(r->hdr->event, 0);
+	r->idx = 0;
+	r->kicked = 0;
 }
 
-/* Producer: make entries up to @prod visible, without a doorbell. */
-static inline void drack_ring_produce(struct drack_ring *r, u32 prod)
+/* ---- producer ---- */
+
+/*
+ * Make entries up to r->idx visible. Only through drack_ring_flush() and
+ * the resync/adopt helpers, which keep r->kicked equal to what the pool
+ * shows, so that drack_ring_space() notices a ring reset under it.
+ */
+static inline void drack_ring_publish(struct drack_ring *r)
 {
 	/* Pairs with drack_ring_avail(): entries are written first. */
-	smp_store_release(&r->hdr->prod, cpu_to_le32(prod));
+	smp_store_release(&r->hdr->prod, cpu_to_le32(r->idx));
 }
 
 /*
- * Producer: make entries up to @prod visible. Returns true if the consumer
- * asked for a doorbell somewhere in (@old, @prod].
+ * The consumer's index, checked against ours: the producer's way back
+ * from garbage is to go on from wherever the consumer says it is.
  */
-static inline bool drack_ring_publish(struct drack_ring *r, u32 old, u32 prod)
+static inline void drack_ring_resync_producer(struct drack_ring *r, u32 cons)
 {
-	u32 event;
+	r->idx = cons;
+	r->kicked = cons;
+	drack_ring_publish(r);
+}
 
-	drack_ring_produce(r, prod);
+/*
+ * Free slots. The published producer index must be the one we published
+ * last (the ring's owner resets it when it joins again), and the consumer
+ * index must lie within what we produced: anything else is a reset or
+ * garbage. Returns -1 after resynchronising to the consumer; the caller
+ * counts it and may ask again.
+ */
+static inline int drack_ring_space(struct drack_ring *r)
+{
+	/* Pairs with drack_ring_consume(): the slot is no longer read. */
+	u32 cons = le32_to_cpu(smp_load_acquire(&r->hdr->cons));
+	u32 used = r->idx - cons;
+
+	if (used > r->size || drack_ring_prod(r) != r->kicked) {
+		drack_ring_resync_producer(r, cons);
+		return -1;
+	}
+	return r->size - used;
+}
+
+/* Entries produced and not yet consumed, for queue depths (no checks). */
+static inline u32 drack_ring_used(const struct drack_ring *r)
+{
+	u32 used = r->idx - drack_ring_cons(r);
+
+	return used > r->size ? r->size : used;
+}
+
+/* The slot to fill next; drack_ring_push() then counts it in. */
+static inline void *drack_ring_next(const struct drack_ring *r)
+{
+	return drack_ring_slot(r, r->idx);
+}
+
+static inline void drack_ring_push(struct drack_ring *r)
+{
+	r->idx++;
+}
+
+/*
+ * Publish what was pushed and tell whether the consumer asked for a
+ * doorbell on one of the entries pushed since the last flush: the one
+ * batching and event-index rule of every ring.
+ */
+static inline bool drack_ring_flush(struct drack_ring *r)
+{
+	u32 old = r->kicked, event;
+
+	if (r->idx == old)
+		return false;
+	drack_ring_publish(r);
+	r->kicked = r->idx;
 	/* Pairs with drack_ring_arm(): prod is visible before the wish read. */
 	smp_mb();
 	event = le32_to_cpu(READ_ONCE(r->hdr->event));
-	return (u32)(prod - event - 1) < (u32)(prod - old);
+	return (u32)(r->idx - event - 1) < (u32)(r->idx - old);
 }
 
 /*
- * Consumer: entries ready from *@cons on. Returns -1 if the producer index
- * is garbage (more entries than the ring holds).
+ * Take the producer side over from a previous user of the ring: keep what
+ * was produced and not consumed (@keep), or withdraw it.
  */
-static inline int drack_ring_avail(const struct drack_ring *r, u32 *cons)
+static inline void drack_ring_adopt_producer(struct drack_ring *r, bool keep)
 {
-	u32 n;
+	u32 cons = drack_ring_cons(r), prod = drack_ring_prod(r);
 
-	*cons = drack_ring_cons(r);
-	/* Pairs with drack_ring_produce(): entries are read after prod. */
-	n = le32_to_cpu(smp_load_acquire(&r->hdr->prod)) - *cons;
-	return n > r->size ? -1 : (int)n;
+	if (!keep || prod - cons > r->size)
+		prod = cons;
+	r->idx = prod;
+	r->kicked = prod;
+	drack_ring_publish(r);
 }
 
-/*
- * The same two with our own index, kept in kernel memory: a peer that
- * scribbles over the ring header cannot move our side of the ring.
- */
-static inline u32 drack_ring_space_at(const struct drack_ring *r, u32 prod)
-{
-	u32 used;
+/* ---- consumer ---- */
 
-	/* Pairs with drack_ring_consume(): the slot is no longer read. */
-	used = prod - le32_to_cpu(smp_load_acquire(&r->hdr->cons));
-	return used > r->size ? 0 : r->size - used;
-}
-
-static inline int drack_ring_avail_at(const struct drack_ring *r, u32 cons)
-{
-	u32 n;
-
-	/* Pairs with drack_ring_produce(): entries are read after prod. */
-	n = le32_to_cpu(smp_load_acquire(&r->hdr->prod)) - cons;
-	return n > r->size ? -1 : (int)n;
-}
-
-/* Consumer: release entries up to @cons to the producer. */
-static inline void drack_ring_consume(struct drack_ring *r, u32 cons)
+/* Release entries up to r->idx to the producer. */
+static inline void drack_ring_release(struct drack_ring *r)
 {
 	/* Pairs with drack_ring_space(): entries are read before release. */
-	smp_store_release(&r->hdr->cons, cpu_to_le32(cons));
+	smp_store_release(&r->hdr->cons, cpu_to_le32(r->idx));
 }
 
-/* Consumer: skip everything, after garbage was seen. */
-static inline void drack_ring_resync(struct drack_ring *r)
+/* Skip everything the producer published (garbage, a dead producer). */
+static inline void drack_ring_skip(struct drack_ring *r)
 {
-	drack_ring_consume(r, drack_ring_prod(r));
+	r->idx = drack_ring_prod(r);
+	drack_ring_release(r);
 }
 
 /*
- * Consumer going idle: ask for a doorbell on the next entry. Returns true
- * if entries arrived meanwhile (the caller must poll again).
+ * Entries ready from r->idx on. A producer index that makes no sense
+ * (more entries than the ring holds) is garbage: returns -1 after
+ * skipping it all, and the caller counts it.
+ */
+static inline int drack_ring_avail(struct drack_ring *r)
+{
+	/* Pairs with drack_ring_publish(): entries are read after prod. */
+	u32 prod = le32_to_cpu(smp_load_acquire(&r->hdr->prod));
+	u32 n = prod - r->idx;
+
+	if (n > r->size) {
+		r->idx = prod;
+		drack_ring_release(r);
+		return -1;
+	}
+	return n;
+}
+
+/* The @i-th ready entry; copy it to local memory before checking it. */
+static inline void *drack_ring_peek(const struct drack_ring *r, u32 i)
+{
+	return drack_ring_slot(r, r->idx + i);
+}
+
+/* Consume @n entries and release them to the producer. */
+static inline void drack_ring_consume(struct drack_ring *r, u32 n)
+{
+	r->idx += n;
+	drack_ring_release(r);
+}
+
+/* Anything published we have not consumed? (any context, no checks) */
+static inline bool drack_ring_pending(const struct drack_ring *r)
+{
+	return drack_ring_prod(r) != READ_ONCE(r->idx);
+}
+
+/*
+ * Going idle: ask for a doorbell on the next entry. Returns true if
+ * entries arrived meanwhile (the caller must poll again).
  */
 static inline bool drack_ring_arm(struct drack_ring *r)
 {
-	u32 cons = drack_ring_cons(r);
-
-	WRITE_ONCE(r->hdr->event, cpu_to_le32(cons));
-	/* Pairs with drack_ring_publish(): wish visible before prod re-read. */
+	WRITE_ONCE(r->hdr->event, cpu_to_le32(r->idx));
+	/* Pairs with drack_ring_flush(): wish visible before prod re-read. */
 	smp_mb();
-	return drack_ring_prod(r) != cons;
+	return drack_ring_prod(r) != r->idx;
+}
+
+/* Take the consumer side over: skip what a previous user left. */
+static inline void drack_ring_adopt_consumer(struct drack_ring *r)
+{
+	drack_ring_skip(r);
 }
 
 #endif /* _DRACK_RING_H */

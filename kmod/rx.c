@@ -10,43 +10,6 @@
 
 #define DRACK_RX_LINEAR	256
 
-/* Hosts whose Buffers may still be handed back. */
-static bool drack_rx_owner_alive(struct drack_dev *dd, u32 peer)
-{
-	u32 state = drack_host_state(dd->pool, peer);
-
-	return state == DRACK_HOST_UP || state == DRACK_HOST_LEAVING;
-}
-
-/*
- * Check a reference against the pool's Section table. @returnable tells
- * whether the offset is a real Buffer of @peer (to be handed back even if
- * the frame itself is bad).
- */
-static bool drack_rx_valid(struct drack_dev *dd, u32 peer,
-			   const struct drack_ref *ref, bool *returnable)
-{
-	const struct drack_geometry *g = &dd->pool->geo;
-	u64 off = le64_to_cpu(ref->off);
-	u32 len = le32_to_cpu(ref->len);
-	u64 section = off >> DRACK_SECTION_SHIFT;
-	struct drack_section_entry *e;
-	u32 buf_class;
-
-	*returnable = false;
-	if (le16_to_cpu(ref->src) != peer || off >= g->pool_size ||
-	    section < g->meta_sections)
-		return false;
-	e = drack_section_entry(dd->pool, section);
-	buf_class = READ_ONCE(e->buf_class);
-	if (le16_to_cpu(READ_ONCE(e->owner)) != peer ||
-	    buf_class >= DRACK_NR_CLASSES ||
-	    off & (DRACK_CLASS_SIZE(buf_class) - 1))
-		return false;
-	*returnable = true;
-	return len >= ETH_HLEN && len <= DRACK_CLASS_SIZE(buf_class);
-}
-
 struct sk_buff *drack_skb_from_buf(struct napi_struct *napi, const void *buf,
 				   u32 len)
 {
@@ -76,7 +39,7 @@ struct sk_buff *drack_skb_from_buf(struct napi_struct *napi, const void *buf,
 	return skb;
 }
 
-static void drack_rx_deliver(struct drack_dev *dd, u32 peer,
+static void drack_rx_deliver(struct drack_dev *dd, struct drack_peer *p,
 			     const struct drack_ref *ref)
 {
 	u32 len = le32_to_cpu(ref->len);
@@ -86,23 +49,30 @@ static void drack_rx_deliver(struct drack_dev *dd, u32 peer,
 				 drack_pool_ptr(dd->pool, le64_to_cpu(ref->off)),
 				 len);
 	if (!skb) {
-		dd->rx.alloc_fail++;
+		drack_stat_inc(&dd->stats, DRACK_S_RX_ALLOC_FAIL);
 		return;
 	}
 	if (virtio_net_hdr_to_skb(skb, &ref->vnet, true)) {
-		dd->rx.bad_desc++;
-		dd->peer[peer].rx_bad++;
+		drack_stat_inc(&dd->stats, DRACK_S_RX_BAD_DESC);
+		drack_peer_count_bad(&p->rx);
 		kfree_skb(skb);
 		return;
 	}
 	if (ref->vnet.flags & VIRTIO_NET_HDR_F_DATA_VALID)
 		skb->ip_summed = CHECKSUM_UNNECESSARY;
 	skb->protocol = eth_type_trans(skb, dd->ndev);
-	dd->rx.packets++;
-	dd->rx.bytes += len;
-	dd->peer[peer].rx_packets++;
-	dd->peer[peer].rx_bytes += len;
+	drack_stat_inc(&dd->stats, DRACK_S_RX_PACKETS);
+	drack_stat_add(&dd->stats, DRACK_S_RX_BYTES, len);
+	drack_peer_count(&p->rx, len);
 	napi_gro_receive(&dd->napi, skb);
+}
+
+/* Room to hand @p's Buffers back; a reset of the ring is not garbage. */
+static int drack_rx_ret_space(struct drack_peer *p)
+{
+	int space = drack_ring_space(&p->ret_out);
+
+	return space < 0 ? drack_ring_space(&p->ret_out) : space;
 }
 
 /*
@@ -112,55 +82,48 @@ static void drack_rx_deliver(struct drack_dev *dd, u32 peer,
 static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 			 bool deliver)
 {
-	struct drack_ring *r = &dd->ref_in[peer];
-	struct drack_ring *ret = &dd->ret_out[peer];
-	u32 cons, rprod, rold, space;
+	struct drack_peer *p = &dd->peers[peer];
 	bool alive, returnable, blocked = false;
 	struct drack_ref ref;
-	int n, done = 0;
+	int n, space, done = 0;
 
-	n = drack_ring_avail(r, &cons);
+	n = drack_ring_avail(&p->ref_in);
 	if (n < 0) {
-		dd->rx.bad_ring++;
-		dd->peer[peer].rx_bad++;
-		drack_ring_resync(r);
+		drack_stat_inc(&dd->stats, DRACK_S_RX_BAD_RING);
+		drack_peer_count_bad(&p->rx);
 		return 0;
 	}
 	if (!n)
 		return 0;
-	alive = drack_rx_owner_alive(dd, peer);
-	space = drack_ring_space(ret);
-	rprod = drack_ring_prod(ret);
-	rold = rprod;
+	alive = drack_peer_alive(p);
+	space = alive ? drack_rx_ret_space(p) : 0;
 
-	for (; done < n && done < budget; done++, cons++) {
+	for (; done < n && done < budget; done++) {
 		/* Never take a reference we could not hand back. */
-		if (alive && !space) {
+		if (alive && space <= 0) {
 			blocked = true;
 			break;
 		}
 		/* One copy out of shared memory: validate what we use. */
-		memcpy(&ref, drack_ring_slot(r, cons), sizeof(ref));
-		if (!drack_rx_valid(dd, peer, &ref, &returnable)) {
-			dd->rx.bad_desc++;
-			dd->peer[peer].rx_bad++;
+		memcpy(&ref, drack_ring_peek(&p->ref_in, done), sizeof(ref));
+		if (!drack_peer_ref_valid(p, &ref, &returnable)) {
+			drack_stat_inc(&dd->stats, DRACK_S_RX_BAD_DESC);
+			drack_peer_count_bad(&p->rx);
 		} else if (deliver) {
-			dd->rx.refs++;
-			drack_rx_deliver(dd, peer, &ref);
+			drack_stat_inc(&dd->stats, DRACK_S_RX_REFS);
+			drack_rx_deliver(dd, p, &ref);
 		} else {
-			dd->rx.dropped++;
+			drack_stat_inc(&dd->stats, DRACK_S_RX_DROPPED);
 		}
 		if (!returnable || !alive)
 			continue;
-		((struct drack_ret *)drack_ring_slot(ret, rprod))->off = ref.off;
-		rprod++;
+		drack_peer_return(p, ref.off);
 		space--;
 	}
-	drack_ring_consume(r, cons);
+	drack_ring_consume(&p->ref_in, done);
 	/* The owner takes returns back lazily: wake it when we are stuck. */
-	if ((rprod != rold && drack_ring_publish(ret, rold, rprod)) ||
-	    blocked) {
-		dd->rx.ret_doorbells++;
+	if (drack_ring_flush(&p->ret_out) || blocked) {
+		drack_stat_inc(&dd->stats, DRACK_S_RET_DOORBELLS);
 		drack_pool_kick(dd->pool, peer);
 	}
 	return done;
@@ -168,34 +131,21 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 
 void drack_rx_drain_returns(struct drack_dev *dd)
 {
-	struct drack_ring *r;
-	struct drack_ret *ret;
-	u32 peer, cons;
-	int n;
+	u64 ok = 0, bad = 0;
+	u32 peer;
 
 	/* Every ring, not just present peers: one that left returned ours. */
 	for (peer = 0; peer < dd->nhosts; peer++) {
 		if (peer == dd->host)
 			continue;
-		r = &dd->ret_in[peer];
-		n = drack_ring_avail(r, &cons);
-		if (n < 0) {
-			dd->rx.bad_ring++;
-			dd->peer[peer].rx_bad++;
-			drack_ring_resync(r);
-			continue;
-		}
-		for (; n > 0; n--, cons++) {
-			ret = drack_ring_slot(r, cons);
-			if (drack_buf_return(&dd->alloc,
-					     le64_to_cpu(READ_ONCE(ret->off)),
-					     peer))
-				dd->rx.ret_bad++;
-			else
-				dd->rx.ret_ok++;
-		}
-		drack_ring_consume(r, cons);
+		if (drack_peer_take_returns(&dd->peers[peer], &dd->alloc,
+					    &ok, &bad))
+			drack_stat_inc(&dd->stats, DRACK_S_RX_BAD_RING);
 	}
+	if (ok)
+		drack_stat_add(&dd->stats, DRACK_S_RET_OK, ok);
+	if (bad)
+		drack_stat_add(&dd->stats, DRACK_S_RET_BAD, bad);
 }
 
 /* Interface down or leaving: hand back whatever peers queued to us. */
@@ -208,13 +158,6 @@ void drack_rx_drop_all(struct drack_dev *dd)
 		drack_rx_ring(dd, peer, INT_MAX, false);
 }
 
-void drack_rx_forget_peer(struct drack_dev *dd, u32 peer)
-{
-	struct drack_ring *r = &dd->ref_in[peer];
-
-	drack_ring_consume(r, drack_ring_prod(r));
-}
-
 /* Do we still hold references to Buffers of live owners? */
 bool drack_rx_holds_buffers(struct drack_dev *dd)
 {
@@ -222,9 +165,8 @@ bool drack_rx_holds_buffers(struct drack_dev *dd)
 	u64 m;
 
 	drack_for_each_peer(dd, peer, m)
-		if (drack_ring_prod(&dd->ref_in[peer]) !=
-		    drack_ring_cons(&dd->ref_in[peer]) &&
-		    drack_rx_owner_alive(dd, peer))
+		if (drack_peer_rx_pending(&dd->peers[peer]) &&
+		    drack_peer_alive(&dd->peers[peer]))
 			return true;
 	return false;
 }
@@ -235,13 +177,11 @@ bool drack_rx_pending(struct drack_dev *dd)
 	u64 m;
 
 	drack_for_each_peer(dd, peer, m)
-		if (drack_ring_prod(&dd->ref_in[peer]) !=
-		    drack_ring_cons(&dd->ref_in[peer]))
+		if (drack_peer_rx_pending(&dd->peers[peer]))
 			return true;
 	for (peer = 0; peer < dd->nhosts; peer++)
 		if (peer != dd->host &&
-		    drack_ring_prod(&dd->ret_in[peer]) !=
-		    drack_ring_cons(&dd->ret_in[peer]))
+		    drack_ring_pending(&dd->peers[peer].ret_in))
 			return true;
 	return false;
 }
@@ -271,22 +211,23 @@ static bool drack_rx_arm(struct drack_dev *dd)
 	u64 m;
 
 	drack_for_each_peer(dd, peer, m)
-		if (drack_ring_arm(&dd->ref_in[peer]) &&
-		    (drack_ring_space(&dd->ret_out[peer]) ||
-		     !drack_rx_owner_alive(dd, peer)))
+		if (drack_ring_arm(&dd->peers[peer].ref_in) &&
+		    (drack_ring_used(&dd->peers[peer].ret_out) <
+		     dd->peers[peer].ret_out.size ||
+		     !drack_peer_alive(&dd->peers[peer])))
 			pending = true;
 	if (!drack_rx_want_returns(dd))
 		return pending;
 	for (peer = 0; peer < dd->nhosts; peer++)
 		if (peer != dd->host)
-			pending |= drack_ring_arm(&dd->ret_in[peer]);
+			pending |= drack_ring_arm(&dd->peers[peer].ret_in);
 	return pending;
 }
 
 int drack_napi_poll(struct napi_struct *napi, int budget)
 {
 	struct drack_dev *dd = container_of(napi, struct drack_dev, napi);
-	u64 peers = READ_ONCE(dd->peers), before, m;
+	u64 peers = READ_ONCE(dd->present), before, m;
 	int done = 0, i;
 
 	/* A fenced or hung host leaves the pool alone. */

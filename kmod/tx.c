@@ -25,35 +25,38 @@ static int drack_tx_lookup(struct drack_dev *dd, const u8 *dest)
 
 static void drack_tx_flush(struct drack_dev *dd)
 {
-	struct drack_ring *r;
-	u32 prod;
 	int p;
 
 	while (dd->kick_pending) {
 		p = __ffs64(dd->kick_pending);
 		dd->kick_pending &= ~BIT_ULL(p);
-		r = &dd->ref_out[p];
-		prod = drack_ring_prod(r);
-		if (drack_ring_publish(r, dd->kick_base[p], prod)) {
-			drack_pool_kick(dd->pool, p);
-			dd->tx.doorbells++;
-		} else {
-			dd->tx.doorbells_suppressed++;
-		}
-		dd->kick_base[p] = prod;
+		drack_stat_inc(&dd->stats,
+			       drack_peer_flush(&dd->peers[p]) ?
+			       DRACK_S_TX_DOORBELLS :
+			       DRACK_S_TX_DOORBELLS_SUPPRESSED);
 	}
+}
+
+/* Room on @p's ref_queue; a reset of the ring (it rejoined) is not a stop. */
+static bool drack_tx_room(struct drack_peer *p)
+{
+	int space = drack_ring_space(&p->ref_out);
+
+	if (space < 0)
+		space = drack_ring_space(&p->ref_out);
+	return space > 0;
 }
 
 /* Post @skb to @peer. -ENOSPC: ring full; -ENOBUFS: no Buffer. */
 static int drack_tx_one(struct drack_dev *dd, struct sk_buff *skb, u32 peer,
 			const struct virtio_net_hdr *vnet, u16 flags)
 {
-	struct drack_ring *r = &dd->ref_out[peer];
-	u32 len = skb->len, buf_class, prod;
+	struct drack_peer *p = &dd->peers[peer];
+	u32 len = skb->len, buf_class;
 	struct drack_ref *ref;
 	u64 off;
 
-	if (!drack_ring_space(r))
+	if (!drack_tx_room(p))
 		return -ENOSPC;
 	buf_class = drack_buf_class(len);
 	off = drack_buf_get(&dd->alloc, buf_class, peer);
@@ -67,19 +70,17 @@ static int drack_tx_one(struct drack_dev *dd, struct sk_buff *skb, u32 peer,
 		drack_buf_unget(&dd->alloc, off);
 		return -EFAULT;
 	}
-	prod = drack_ring_prod(r);
-	ref = drack_ring_slot(r, prod);
+	ref = drack_ring_next(&p->ref_out);
 	ref->off = cpu_to_le64(off);
 	ref->len = cpu_to_le32(len);
 	ref->src = cpu_to_le16(dd->host);
 	ref->flags = cpu_to_le16(flags);
 	memcpy(&ref->vnet, vnet, sizeof(*vnet));
-	drack_ring_produce(r, prod + 1);
+	drack_ring_push(&p->ref_out);
 	dd->kick_pending |= BIT_ULL(peer);
 
-	dd->tx.refs++;
-	dd->peer[peer].tx_packets++;
-	dd->peer[peer].tx_bytes += len;
+	drack_stat_inc(&dd->stats, DRACK_S_TX_REFS);
+	drack_peer_count(&p->tx, len);
 	return 0;
 }
 
@@ -88,13 +89,13 @@ static void drack_tx_broadcast(struct drack_dev *dd, struct sk_buff *skb,
 {
 	u32 h;
 
-	dd->tx.bcast++;
+	drack_stat_inc(&dd->stats, DRACK_S_TX_BCAST);
 	for (h = 0; h < dd->nhosts; h++) {
 		if (h == dd->host || !drack_host_reachable(dd->pool, h))
 			continue;
 		/* Never stop for a broadcast: a copy fewer beats a duplicate. */
 		if (drack_tx_one(dd, skb, h, vnet, DRACK_REF_F_BCAST))
-			dd->tx.dropped++;
+			drack_stat_inc(&dd->stats, DRACK_S_TX_DROPPED);
 	}
 }
 
@@ -128,16 +129,14 @@ netdev_tx_t drack_xmit(struct sk_buff *skb, struct net_device *ndev)
 
 	peer = drack_tx_lookup(dd, skb->data);
 	if (peer < 0 || !drack_host_reachable(dd->pool, peer)) {
-		dd->tx.no_peer++;
+		drack_stat_inc(&dd->stats, DRACK_S_TX_NO_PEER);
 		dev_kfree_skb_any(skb);
 		return NETDEV_TX_OK;
 	}
 	err = drack_tx_one(dd, skb, peer, &vnet, 0);
 	if (err == -ENOSPC || err == -ENOBUFS) {
-		if (err == -ENOSPC)
-			dd->tx.ring_full++;
-		else
-			dd->tx.no_buffer++;
+		drack_stat_inc(&dd->stats, err == -ENOSPC ?
+			       DRACK_S_TX_RING_FULL : DRACK_S_TX_NO_BUFFER);
 		drack_tx_flush(dd);
 		drack_tx_stop(dd, err == -ENOSPC ? peer : DRACK_NO_BLOCK,
 			      err == -ENOBUFS ? (int)drack_buf_class(len) :
@@ -147,17 +146,17 @@ netdev_tx_t drack_xmit(struct sk_buff *skb, struct net_device *ndev)
 	if (err)
 		goto drop;
 	/* Stop before the next frame would find the ring full. */
-	if (!drack_ring_space(&dd->ref_out[peer]))
+	if (drack_ring_space(&dd->peers[peer].ref_out) <= 0)
 		drack_tx_stop(dd, peer, DRACK_NO_BLOCK);
 sent:
-	dd->tx.packets++;
-	dd->tx.bytes += len;
+	drack_stat_inc(&dd->stats, DRACK_S_TX_PACKETS);
+	drack_stat_add(&dd->stats, DRACK_S_TX_BYTES, len);
 	if (!netdev_xmit_more() || netif_queue_stopped(ndev))
 		drack_tx_flush(dd);
 	dev_consume_skb_any(skb);
 	return NETDEV_TX_OK;
 drop:
-	dd->tx.dropped++;
+	drack_stat_inc(&dd->stats, DRACK_S_TX_DROPPED);
 	dev_kfree_skb_any(skb);
 	return NETDEV_TX_OK;
 }
@@ -175,7 +174,8 @@ void drack_tx_maybe_wake(struct drack_dev *dd)
 	p = dd->blocked_peer;
 	c = dd->blocked_class;
 	if (p >= 0 && drack_host_reachable(dd->pool, p) &&
-	    drack_ring_space(&dd->ref_out[p]) < dd->ref_out[p].size / 4)
+	    drack_ring_space(&dd->peers[p].ref_out) <
+	    (int)dd->peers[p].ref_out.size / 4)
 		wake = false;
 	if (c >= 0 && !READ_ONCE(dd->alloc.cls[c].nfree))
 		wake = false;

@@ -22,23 +22,23 @@ static u32 drack_vport_mask(const struct drack_vport *vp)
 static void drack_vport_refill(struct drack_vport *vp)
 {
 	struct drack_dev *dd = vp->dd;
-	u32 prod = vp->post_prod, want;
 	struct drack_ret *slot;
+	u32 want;
 	u64 off;
 
 	want = min_t(u32, DRACK_VPORT_POSTS, vp->post.size);
-	while (prod - vp->posted_head < want) {
+	while (vp->post.idx - vp->posted_head < want) {
 		off = drack_buf_get(&dd->alloc, DRACK_CLASS_2K, vp->owner);
 		if (!off)
 			break;
-		vp->posted[prod & drack_vport_mask(vp)] = off;
-		slot = drack_ring_slot(&vp->post, prod);
+		vp->posted[vp->post.idx & drack_vport_mask(vp)] = off;
+		slot = drack_ring_next(&vp->post);
 		WRITE_ONCE(slot->off, cpu_to_le64(off));
-		prod++;
+		drack_ring_push(&vp->post);
 	}
-	vp->refill_short = want - (prod - vp->posted_head);
-	vp->post_prod = prod;
-	drack_ring_produce(&vp->post, prod);
+	vp->refill_short = want - (vp->post.idx - vp->posted_head);
+	/* The owner takes posts as frames come: no doorbell. */
+	drack_ring_flush(&vp->post);
 	if (vp->refill_short && drack_alloc_low(&dd->alloc, DRACK_CLASS_2K))
 		napi_schedule(&dd->napi);	/* asks the FM for Sections */
 }
@@ -46,21 +46,22 @@ static void drack_vport_refill(struct drack_vport *vp)
 /* Give back TX Buffers the owner is done with (tx_lock held). */
 static void drack_vport_tx_clean(struct drack_vport *vp)
 {
-	u32 cons = drack_ring_cons(&vp->tx), prod = vp->tx_prod;
+	u32 cons = drack_ring_cons(&vp->tx), prod = vp->tx.idx;
 
 	/*
-	 * Consumed beyond what we produced: garbage was on the ring. What we
-	 * produced is consumed too; go on from the owner's index.
+	 * Consumed beyond what we produced, or our index moved under us:
+	 * garbage was on the ring. What we produced is consumed too; go on
+	 * from the owner's index.
 	 */
-	if (cons - vp->tx_clean > prod - vp->tx_clean) {
+	if (cons - vp->tx_clean > prod - vp->tx_clean ||
+	    drack_ring_prod(&vp->tx) != vp->tx.kicked) {
 		for (; vp->tx_clean != prod; vp->tx_clean++)
 			drack_buf_return(&vp->dd->alloc,
 					 vp->tx_off[vp->tx_clean &
 						    (vp->tx.size - 1)],
 					 vp->owner);
-		vp->tx_prod = cons;
+		drack_ring_resync_producer(&vp->tx, cons);
 		vp->tx_clean = cons;
-		vp->tx_kick_base = cons;
 		vp->st.tx_bad_ring++;
 		return;
 	}
@@ -74,7 +75,7 @@ int drack_vport_xmit(struct drack_vport *vp, struct sk_buff *skb)
 {
 	struct drack_dev *dd = vp->dd;
 	struct virtio_net_hdr vnet;
-	u32 len = skb->len, prod, cls;
+	u32 len = skb->len, cls;
 	struct drack_ref *ref;
 	int err = 0;
 	u64 off;
@@ -84,7 +85,7 @@ int drack_vport_xmit(struct drack_vport *vp, struct sk_buff *skb)
 	cls = drack_buf_class(len);
 	spin_lock(&vp->tx_lock);
 	drack_vport_tx_clean(vp);
-	if (!drack_ring_space_at(&vp->tx, vp->tx_prod)) {
+	if (drack_ring_used(&vp->tx) >= vp->tx.size) {
 		err = -ENOSPC;
 		goto out;
 	}
@@ -100,18 +101,16 @@ int drack_vport_xmit(struct drack_vport *vp, struct sk_buff *skb)
 		err = -EFAULT;
 		goto out;
 	}
-	prod = vp->tx_prod;
-	vp->tx_off[prod & (vp->tx.size - 1)] = off;
-	ref = drack_ring_slot(&vp->tx, prod);
+	vp->tx_off[vp->tx.idx & (vp->tx.size - 1)] = off;
+	ref = drack_ring_next(&vp->tx);
 	ref->off = cpu_to_le64(off);
 	ref->len = cpu_to_le32(len);
 	ref->src = cpu_to_le16(dd->host);
 	ref->flags = 0;
 	memcpy(&ref->vnet, &vnet, sizeof(vnet));
-	vp->tx_prod = prod + 1;
-	if (drack_ring_publish(&vp->tx, vp->tx_kick_base, prod + 1))
+	drack_ring_push(&vp->tx);
+	if (drack_ring_flush(&vp->tx))
 		drack_pool_kick(dd->pool, vp->owner);
-	vp->tx_kick_base = prod + 1;
 	vp->st.tx_packets++;
 	vp->st.tx_bytes += len;
 out:
@@ -184,22 +183,20 @@ static bool drack_vport_match(struct drack_vport *vp, u64 off, u32 pprod)
 static int drack_vport_rx(struct drack_vport *vp, int budget)
 {
 	struct drack_pool *pool = vp->dd->pool;
-	u32 cons = vp->done_cons, len, pprod = vp->post_prod;
+	u32 len, pprod = vp->post.idx;
 	struct sk_buff *skb;
 	struct drack_ref ref;
 	int n, i;
 	u64 off;
 
-	n = drack_ring_avail_at(&vp->done, cons);
+	n = drack_ring_avail(&vp->done);
 	if (n < 0) {
-		vp->done_cons = drack_ring_prod(&vp->done);
-		drack_ring_consume(&vp->done, vp->done_cons);
 		vp->st.rx_bad++;
 		return 0;
 	}
 	n = min(n, budget);
 	for (i = 0; i < n; i++) {
-		memcpy(&ref, drack_ring_slot(&vp->done, cons + i), sizeof(ref));
+		memcpy(&ref, drack_ring_peek(&vp->done, i), sizeof(ref));
 		off = le64_to_cpu(ref.off);
 		len = le32_to_cpu(ref.len);
 		if (!drack_vport_match(vp, off, pprod)) {
@@ -232,8 +229,8 @@ static int drack_vport_rx(struct drack_vport *vp, int budget)
 		vp->st.rx_bytes += len;
 		drack_vport_demux(vp, skb);
 	}
-	vp->done_cons = cons + n;
-	drack_ring_consume(&vp->done, vp->done_cons);
+	if (n)
+		drack_ring_consume(&vp->done, n);
 	return n;
 }
 
@@ -243,8 +240,7 @@ static void drack_vport_wake(struct drack_vport *vp)
 	struct drack_vnic *vn;
 	u32 v;
 
-	if (drack_ring_space_at(&vp->tx, READ_ONCE(vp->tx_prod)) <
-	    vp->tx.size / 4)
+	if (vp->tx.size - drack_ring_used(&vp->tx) < vp->tx.size / 4)
 		return;
 	WRITE_ONCE(vp->ctl->flags, 0);
 	for (v = 0; v < DRACK_MAX_NICS; v++) {
@@ -287,8 +283,7 @@ static int drack_vport_poll(struct napi_struct *napi, int budget)
 
 bool drack_vport_pending(struct drack_vport *vp)
 {
-	return drack_ring_prod(&vp->done) != READ_ONCE(vp->done_cons) ||
-	       vp->refill_short;
+	return drack_ring_pending(&vp->done) || vp->refill_short;
 }
 
 /* Which of our vNICs go through this NIC (RTNL). */
@@ -310,7 +305,6 @@ struct drack_vport *drack_vport_attach(struct drack_dev *dd, u32 nic)
 	struct drack_nic_entry *e = drack_nic_entry(pool, nic);
 	u32 owner = le16_to_cpu(READ_ONCE(e->owner));
 	struct drack_vport *vp;
-	u32 cons;
 
 	ASSERT_RTNL();
 	if (owner >= dd->nhosts)
@@ -333,11 +327,14 @@ struct drack_vport *drack_vport_attach(struct drack_dev *dd, u32 nic)
 	spin_lock_init(&vp->tx_lock);
 	spin_lock_init(&vp->rx_lock);
 	vp->ctl = drack_vq_ctl(pool, nic, dd->host);
-	drack_ring_init(&vp->tx, pool, drack_vq_tx_off(g, nic, dd->host),
+	drack_ring_init(&vp->tx,
+			drack_pool_ptr(pool, drack_vq_tx_off(g, nic, dd->host)),
 			g->vq_ring_entries, sizeof(struct drack_ref));
-	drack_ring_init(&vp->post, pool, drack_vq_post_off(g, nic, dd->host),
+	drack_ring_init(&vp->post,
+			drack_pool_ptr(pool, drack_vq_post_off(g, nic, dd->host)),
 			g->vq_ring_entries, sizeof(struct drack_ret));
-	drack_ring_init(&vp->done, pool, drack_vq_done_off(g, nic, dd->host),
+	drack_ring_init(&vp->done,
+			drack_pool_ptr(pool, drack_vq_done_off(g, nic, dd->host)),
 			g->vq_ring_entries, sizeof(struct drack_ref));
 
 	/*
@@ -345,18 +342,11 @@ struct drack_vport *drack_vport_attach(struct drack_dev *dd, u32 nic)
 	 * (our producer indexes back to its consumer's, its completions
 	 * skipped). The Buffers those named were taken back at detach.
 	 */
-	cons = drack_ring_cons(&vp->tx);
-	drack_ring_produce(&vp->tx, cons);
-	vp->tx_prod = cons;
-	vp->tx_clean = cons;
-	vp->tx_kick_base = cons;
-	cons = drack_ring_cons(&vp->post);
-	drack_ring_produce(&vp->post, cons);
-	vp->post_prod = cons;
-	vp->posted_head = cons;
-	vp->post_kick_base = cons;
-	vp->done_cons = drack_ring_prod(&vp->done);
-	drack_ring_consume(&vp->done, vp->done_cons);
+	drack_ring_adopt_producer(&vp->tx, false);
+	vp->tx_clean = vp->tx.idx;
+	drack_ring_adopt_producer(&vp->post, false);
+	vp->posted_head = vp->post.idx;
+	drack_ring_adopt_consumer(&vp->done);
 	WRITE_ONCE(vp->ctl->flags, 0);
 
 	spin_lock_bh(&vp->rx_lock);
@@ -382,14 +372,14 @@ static void drack_vport_take_back(struct drack_vport *vp)
 	u32 prod;
 
 	spin_lock_bh(&vp->tx_lock);
-	prod = vp->tx_prod;
+	prod = vp->tx.idx;
 	for (; vp->tx_clean != prod; vp->tx_clean++)
 		drack_buf_return(a, vp->tx_off[vp->tx_clean &
 					       (vp->tx.size - 1)], vp->owner);
 	spin_unlock_bh(&vp->tx_lock);
 
 	spin_lock_bh(&vp->rx_lock);
-	prod = vp->post_prod;
+	prod = vp->post.idx;
 	for (; vp->posted_head != prod; vp->posted_head++)
 		drack_buf_return(a, vp->posted[vp->posted_head &
 					       drack_vport_mask(vp)],

@@ -41,8 +41,8 @@ static void drack_xnic_kick_served(struct drack_xnic *x)
 static void drack_xnic_let_go(struct drack_xnic *x, u32 h)
 {
 	x->serving &= ~BIT_ULL(h);
-	x->vnics[h] = 0;
-	WRITE_ONCE(x->ctl[h]->flushed, cpu_to_le32(x->seq[h]));
+	x->hosts[h].vnics = 0;
+	WRITE_ONCE(x->hosts[h].ctl->flushed, cpu_to_le32(x->hosts[h].seq));
 	drack_pool_kick(x->dd->pool, h);
 }
 
@@ -61,14 +61,14 @@ static void drack_xnic_refresh(struct drack_xnic *x)
 	u64 vn;
 
 	for (h = 0; h < nhosts; h++) {
-		struct drack_vq_ctl *ctl = x->ctl[h];
+		struct drack_vq_ctl *ctl = x->hosts[h].ctl;
 		bool attached = le32_to_cpu(READ_ONCE(ctl->attached)) == x->gen;
 
 		state = drack_host_state(pool, h);
 		if (state != DRACK_HOST_UP && state != DRACK_HOST_LEAVING) {
 			/* Dead or gone: its Buffers may be someone else's. */
 			x->serving &= ~BIT_ULL(h);
-			x->vnics[h] = 0;
+			x->hosts[h].vnics = 0;
 			continue;
 		}
 		if (!attached) {
@@ -78,16 +78,16 @@ static void drack_xnic_refresh(struct drack_xnic *x)
 		}
 		if (!(x->serving & BIT_ULL(h))) {
 			/* The attach this stands for, echoed at let-go. */
-			x->seq[h] = le32_to_cpu(READ_ONCE(ctl->seq));
+			x->hosts[h].seq = le32_to_cpu(READ_ONCE(ctl->seq));
 			x->serving |= BIT_ULL(h);
 		}
 		vn = le64_to_cpu(READ_ONCE(ctl->vnics)) & nics_mask;
-		x->vnics[h] = vn;
+		x->hosts[h].vnics = vn;
 	}
 
 	x->nmap = 0;
 	for (h = 0; h < nhosts; h++) {
-		for (vn = x->vnics[h]; vn; vn &= vn - 1) {
+		for (vn = x->hosts[h].vnics; vn; vn &= vn - 1) {
 			v = __ffs64(vn);
 			m = &x->map[x->nmap];
 			memcpy(m->mac, drack_vq_ctl(pool, v, h)->mac, ETH_ALEN);
@@ -116,41 +116,35 @@ static void drack_xnic_deliver(struct drack_xnic *x, u32 h,
 			       const struct sk_buff *skb)
 {
 	struct drack_pool *pool = x->dd->pool;
-	struct drack_ring *post = &x->post[h], *done = &x->done[h];
+	struct drack_ring *post = &x->hosts[h].post, *done = &x->hosts[h].done;
 	int mac_len = skb->data - skb_mac_header(skb);
-	u32 len = skb->len + mac_len, pcons = x->post_cons[h];
-	u32 dprod = x->done_prod[h];
+	u32 len = skb->len + mac_len;
 	struct virtio_net_hdr vnet = {};
 	struct drack_ref *ref;
-	int n, cls;
+	int n, cls, space;
 	u64 off;
 
 	if (len > DRACK_CLASS_SIZE(DRACK_CLASS_2K) || mac_len < ETH_HLEN) {
 		x->st.rx_too_big++;
 		return;
 	}
-	/* Our completions consumed beyond what we produced: garbage. */
-	if (dprod - drack_ring_cons(done) > done->size) {
-		dprod = drack_ring_cons(done);
-		x->done_prod[h] = dprod;
-		x->done_kick_base[h] = dprod;
-		x->st.rx_bad_post++;
+	space = drack_ring_space(done);
+	if (space < 0) {
+		x->st.rx_bad_post++;	/* its index on our completions */
+		space = drack_ring_space(done);
 	}
-	n = drack_ring_avail_at(post, pcons);
+	n = drack_ring_avail(post);
 	if (n < 0) {
-		x->post_cons[h] = drack_ring_prod(post);
-		drack_ring_consume(post, x->post_cons[h]);
 		x->st.rx_bad_post++;
 		return;
 	}
-	if (!n || !drack_ring_space_at(done, dprod)) {
+	if (!n || space <= 0) {
 		x->st.rx_no_buffer++;
 		return;
 	}
 	off = le64_to_cpu(READ_ONCE(((struct drack_ret *)
-				     drack_ring_slot(post, pcons))->off));
-	x->post_cons[h] = pcons + 1;
-	drack_ring_consume(post, pcons + 1);
+				     drack_ring_peek(post, 0))->off));
+	drack_ring_consume(post, 1);
 	cls = drack_nic_buf_class(pool, h, off);
 	if (cls < 0) {
 		x->st.rx_bad_post++;
@@ -170,16 +164,15 @@ static void drack_xnic_deliver(struct drack_xnic *x, u32 h,
 		vnet.csum_offset = cpu_to_le16(skb->csum_offset);
 	}
 
-	ref = drack_ring_slot(done, dprod);
+	ref = drack_ring_next(done);
 	ref->off = cpu_to_le64(off);
 	ref->len = cpu_to_le32(len);
 	ref->src = cpu_to_le16(x->dd->host);
 	ref->flags = 0;
 	memcpy(&ref->vnet, &vnet, sizeof(vnet));
-	x->done_prod[h] = dprod + 1;
-	if (drack_ring_publish(done, x->done_kick_base[h], dprod + 1))
+	drack_ring_push(done);
+	if (drack_ring_flush(done))
 		drack_pool_kick(pool, h);
-	x->done_kick_base[h] = dprod + 1;
 	x->st.rx_packets++;
 	x->st.rx_bytes += len;
 }
@@ -267,27 +260,23 @@ static void drack_xnic_tx_one(struct drack_xnic *x, u32 h,
 
 static int drack_xnic_tx_host(struct drack_xnic *x, u32 h, int quota)
 {
-	struct drack_ring *r = &x->tx[h];
-	u32 cons = x->tx_cons[h];
+	struct drack_ring *r = &x->hosts[h].tx;
 	struct drack_ref ref;
 	int n, i;
 
-	n = drack_ring_avail_at(r, cons);
+	n = drack_ring_avail(r);
 	if (n < 0) {
-		x->tx_cons[h] = drack_ring_prod(r);
-		drack_ring_consume(r, x->tx_cons[h]);
 		x->st.tx_bad++;
 		return 0;
 	}
 	n = min(n, quota);
 	for (i = 0; i < n; i++) {
-		memcpy(&ref, drack_ring_slot(r, cons + i), sizeof(ref));
+		memcpy(&ref, drack_ring_peek(r, i), sizeof(ref));
 		drack_xnic_tx_one(x, h, &ref);
 	}
 	if (n) {
-		x->tx_cons[h] = cons + n;
-		drack_ring_consume(r, cons + n);
-		if (le32_to_cpu(READ_ONCE(x->ctl[h]->flags)) &
+		drack_ring_consume(r, n);
+		if (le32_to_cpu(READ_ONCE(x->hosts[h].ctl->flags)) &
 		    DRACK_VQ_F_TX_WAIT)
 			drack_pool_kick(x->dd->pool, h);
 	}
@@ -300,7 +289,7 @@ static bool drack_xnic_arm(struct drack_xnic *x)
 	u64 m;
 
 	for (m = x->serving; m; m &= m - 1)
-		pending |= drack_ring_arm(&x->tx[__ffs64(m)]);
+		pending |= drack_ring_arm(&x->hosts[__ffs64(m)].tx);
 	return pending;
 }
 
@@ -345,13 +334,12 @@ bool drack_xnic_pending(struct drack_xnic *x)
 	u32 h;
 
 	for (h = 0; h < x->dd->nhosts; h++) {
-		bool attached = le32_to_cpu(READ_ONCE(x->ctl[h]->attached)) ==
+		bool attached = le32_to_cpu(READ_ONCE(x->hosts[h].ctl->attached)) ==
 				x->gen;
 
 		if (attached != !!(READ_ONCE(x->serving) & BIT_ULL(h)))
 			return true;
-		if (attached &&
-		    drack_ring_prod(&x->tx[h]) != READ_ONCE(x->tx_cons[h]))
+		if (attached && drack_ring_pending(&x->hosts[h].tx))
 			return true;
 	}
 	return false;
@@ -365,8 +353,9 @@ void drack_xnic_tick(struct drack_xnic *x)
 
 	for (h = 0; h < x->dd->nhosts; h++)
 		if (READ_ONCE(x->serving) & BIT_ULL(h))
-			depth += min(drack_ring_prod(&x->tx[h]) -
-				     READ_ONCE(x->tx_cons[h]), x->tx[h].size);
+			depth += min(drack_ring_prod(&x->hosts[h].tx) -
+				     READ_ONCE(x->hosts[h].tx.idx),
+				     x->hosts[h].tx.size);
 	WRITE_ONCE(e->queue_depth, cpu_to_le32(depth));
 	WRITE_ONCE(e->tx_bytes, cpu_to_le64(READ_ONCE(x->st.tx_bytes)));
 	WRITE_ONCE(e->rx_bytes, cpu_to_le64(READ_ONCE(x->st.rx_bytes)));
@@ -392,7 +381,7 @@ void drack_xnic_link_changed(struct drack_xnic *x)
 		    x->lower->name, x->id, state == DRACK_NIC_UP ? "up" : "down");
 	drack_xnic_kick_served(x);
 	drack_pool_nics_changed(x->dd->pool);
-	drack_nl_nic_notify(x->dd->pool, x->id);
+	drack_pool_notify_nic(x->dd->pool, x->id);
 }
 
 static u32 drack_xnic_rate(struct net_device *lower)
@@ -485,16 +474,21 @@ int drack_xnic_export(struct drack_dev *dd, struct net_device *lower,
 	x->id = id;
 	spin_lock_init(&x->rx_lock);
 	for (h = 0; h < g->max_hosts; h++) {
-		x->ctl[h] = drack_vq_ctl(pool, id, h);
-		drack_ring_init(&x->tx[h], pool, drack_vq_tx_off(g, id, h),
+		struct drack_xnic_host *xh = &x->hosts[h];
+
+		xh->ctl = drack_vq_ctl(pool, id, h);
+		drack_ring_init(&xh->tx,
+				drack_pool_ptr(pool, drack_vq_tx_off(g, id, h)),
 				g->vq_ring_entries, sizeof(struct drack_ref));
-		drack_ring_init(&x->post[h], pool, drack_vq_post_off(g, id, h),
+		drack_ring_init(&xh->post,
+				drack_pool_ptr(pool, drack_vq_post_off(g, id, h)),
 				g->vq_ring_entries, sizeof(struct drack_ret));
-		drack_ring_init(&x->done[h], pool, drack_vq_done_off(g, id, h),
+		drack_ring_init(&xh->done,
+				drack_pool_ptr(pool, drack_vq_done_off(g, id, h)),
 				g->vq_ring_entries, sizeof(struct drack_ref));
-		drack_ring_reset(&x->tx[h]);
-		drack_ring_reset(&x->post[h]);
-		drack_ring_reset(&x->done[h]);
+		drack_ring_reset(&xh->tx);
+		drack_ring_reset(&xh->post);
+		drack_ring_reset(&xh->done);
 	}
 
 	e = drack_nic_entry(pool, id);
@@ -534,7 +528,7 @@ int drack_xnic_export(struct drack_dev *dd, struct net_device *lower,
 	netdev_info(dd->ndev, "exported %s as NIC %u of pool %u (generation %u)\n",
 		    lower->name, id, pool->id, x->gen);
 	drack_pool_nics_changed(pool);
-	drack_nl_nic_notify(pool, id);
+	drack_pool_notify_nic(pool, id);
 	return id;
 
 err_handler:
@@ -582,6 +576,6 @@ void drack_xnic_unexport(struct drack_xnic *x)
 		    x->lower->name);
 	netdev_put(x->lower, &x->lower_tracker);
 	drack_pool_nics_changed(pool);
-	drack_nl_nic_notify(pool, x->id);
+	drack_pool_notify_nic(pool, x->id);
 	kvfree(x);
 }

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Peers: the rings a local host shares with one remote host, and the
+ * checks on everything read from them.
+ */
+#include <linux/if_ether.h>
+#include "peer.h"
+
+void drack_peer_init(struct drack_peer *p, struct drack_pool *pool, u32 self,
+		     u32 id)
+{
+	const struct drack_geometry *g = &pool->geo;
+
+	p->pool = pool;
+	p->id = id;
+	p->self = self;
+	drack_ring_init(&p->ref_in,
+			drack_pool_ptr(pool, drack_ref_ring_off(g, self, id)),
+			g->ref_ring_entries, sizeof(struct drack_ref));
+	drack_ring_init(&p->ret_in,
+			drack_pool_ptr(pool, drack_ret_ring_off(g, self, id)),
+			g->ret_ring_entries, sizeof(struct drack_ret));
+	drack_ring_init(&p->ref_out,
+			drack_pool_ptr(pool, drack_ref_ring_off(g, id, self)),
+			g->ref_ring_entries, sizeof(struct drack_ref));
+	drack_ring_init(&p->ret_out,
+			drack_pool_ptr(pool, drack_ret_ring_off(g, id, self)),
+			g->ret_ring_entries, sizeof(struct drack_ret));
+	u64_stats_init(&p->tx.syncp);
+	u64_stats_init(&p->rx.syncp);
+}
+
+void drack_peer_rejoin(struct drack_peer *p, bool after_fence)
+{
+	drack_ring_reset(&p->ref_in);
+	drack_ring_reset(&p->ret_in);
+	if (p->id == p->self)
+		return;
+	drack_ring_adopt_producer(&p->ref_out, false);
+	drack_ring_adopt_producer(&p->ret_out, !after_fence);
+	p->kick_pending = false;
+}
+
+bool drack_peer_alive(const struct drack_peer *p)
+{
+	u32 state = drack_host_state(p->pool, p->id);
+
+	return state == DRACK_HOST_UP || state == DRACK_HOST_LEAVING;
+}
+
+bool drack_peer_ref_valid(const struct drack_peer *p,
+			  const struct drack_ref *ref, bool *returnable)
+{
+	const struct drack_geometry *g = &p->pool->geo;
+	u64 off = le64_to_cpu(ref->off);
+	u32 len = le32_to_cpu(ref->len);
+	u64 section = off >> DRACK_SECTION_SHIFT;
+	struct drack_section_entry *e;
+	u32 buf_class;
+
+	*returnable = false;
+	if (le16_to_cpu(ref->src) != p->id || off >= g->pool_size ||
+	    section < g->meta_sections)
+		return false;
+	e = drack_section_entry(p->pool, section);
+	buf_class = READ_ONCE(e->buf_class);
+	if (le16_to_cpu(READ_ONCE(e->owner)) != p->id ||
+	    buf_class >= DRACK_NR_CLASSES ||
+	    off & (DRACK_CLASS_SIZE(buf_class) - 1))
+		return false;
+	*returnable = true;
+	return len >= ETH_HLEN && len <= DRACK_CLASS_SIZE(buf_class);
+}
+
+int drack_peer_take_returns(struct drack_peer *p, struct drack_alloc *a,
+			    u64 *ok, u64 *bad)
+{
+	struct drack_ring *r = &p->ret_in;
+	struct drack_ret *ret;
+	int i, n;
+
+	n = drack_ring_avail(r);
+	if (n < 0) {
+		drack_peer_count_bad(&p->rx);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		ret = drack_ring_peek(r, i);
+		if (drack_buf_return(a, le64_to_cpu(READ_ONCE(ret->off)), p->id))
+			(*bad)++;
+		else
+			(*ok)++;
+	}
+	if (n)
+		drack_ring_consume(r, n);
+	return 0;
+}
+
+bool drack_peer_flush(struct drack_peer *p)
+{
+	bool kick;
+
+	p->kick_pending = false;
+	kick = drack_ring_flush(&p->ref_out);
+	if (kick)
+		drack_pool_kick(p->pool, p->id);
+	return kick;
+}
+
+void drack_peer_forget(struct drack_peer *p)
+{
+	drack_ring_skip(&p->ref_in);
+}
+
+bool drack_peer_rx_pending(const struct drack_peer *p)
+{
+	return drack_ring_pending(&p->ref_in);
+}
+
+void drack_peer_stats_read(const struct drack_peer_stats *s, u64 *packets,
+			   u64 *bytes, u64 *bad)
+{
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&s->syncp);
+		*packets = u64_stats_read(&s->packets);
+		*bytes = u64_stats_read(&s->bytes);
+		*bad = u64_stats_read(&s->bad);
+	} while (u64_stats_fetch_retry(&s->syncp, start));
+}

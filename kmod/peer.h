@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A peer: one remote host of the pool as a local host sees it. Its
+ * ref_queues and return rings in both directions, whether we let go of
+ * it after a fence, and its counters. Knows rings, Buffers and the pool;
+ * knows no netdev (skbs are the netdev layer's: tx.c, rx.c).
+ *
+ * Locking: ref_out and the tx counters under the netdev's tx lock;
+ * ref_in, ret_out, ret_in and the rx counters under the host's rx_lock.
+ */
+#ifndef _DRACK_PEER_H
+#define _DRACK_PEER_H
+
+#include <linux/u64_stats_sync.h>
+#include "buffer.h"
+#include "pool.h"
+#include "ring.h"
+
+struct drack_peer_stats {
+	u64_stats_t packets, bytes;
+	u64_stats_t bad;		/* rx: references or indexes refused */
+	struct u64_stats_sync syncp;
+};
+
+struct drack_peer {
+	struct drack_pool *pool;
+	u32 id;				/* its host id */
+	u32 self;			/* ours */
+	struct drack_ring ref_out;	/* our ref_queue at the peer */
+	struct drack_ring ref_in;	/* its ref_queue here */
+	struct drack_ring ret_out;	/* its Buffers we hand back */
+	struct drack_ring ret_in;	/* our Buffers it hands back */
+	bool kick_pending;		/* ref_out pushed, not flushed */
+	struct drack_peer_stats tx, rx;
+};
+
+void drack_peer_init(struct drack_peer *p, struct drack_pool *pool, u32 self,
+		     u32 id);
+/*
+ * A new incarnation of ours: reset the rings we consume, withdraw what a
+ * previous one left on the peer's rings (returns too after a fence, as
+ * the peer forgot what it had lent us). pool->lock held.
+ */
+void drack_peer_rejoin(struct drack_peer *p, bool after_fence);
+
+/* Its Buffers may still be handed back: it is up or leaving. */
+bool drack_peer_alive(const struct drack_peer *p);
+
+/*
+ * Check a reference read (once) from its ref_queue against the Section
+ * table. *@returnable: the offset is a real Buffer of the peer, to hand
+ * back even if the frame itself is bad.
+ */
+bool drack_peer_ref_valid(const struct drack_peer *p,
+			  const struct drack_ref *ref, bool *returnable);
+
+/* Hand Buffer @off back (rx_lock held): push on ret_out, no flush. */
+static inline void drack_peer_return(struct drack_peer *p, __le64 off)
+{
+	((struct drack_ret *)drack_ring_next(&p->ret_out))->off = off;
+	drack_ring_push(&p->ret_out);
+}
+
+/*
+ * Take back the Buffers it returned, counting into *@ok and *@bad;
+ * -1 if its ring index was garbage.
+ */
+int drack_peer_take_returns(struct drack_peer *p, struct drack_alloc *a,
+			    u64 *ok, u64 *bad);
+/* Post what was pushed on ref_out, and ring its doorbell if it asked. */
+bool drack_peer_flush(struct drack_peer *p);
+/* Fenced: drop its references without handing them back. */
+void drack_peer_forget(struct drack_peer *p);
+/* Its ref_queue here holds entries we have not consumed. */
+bool drack_peer_rx_pending(const struct drack_peer *p);
+
+static inline void drack_peer_count(struct drack_peer_stats *s, u32 len)
+{
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_inc(&s->packets);
+	u64_stats_add(&s->bytes, len);
+	u64_stats_update_end(&s->syncp);
+}
+
+static inline void drack_peer_count_bad(struct drack_peer_stats *s)
+{
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_inc(&s->bad);
+	u64_stats_update_end(&s->syncp);
+}
+
+/* A consistent snapshot of @s. */
+void drack_peer_stats_read(const struct drack_peer_stats *s, u64 *packets,
+			   u64 *bytes, u64 *bad);
+
+#endif /* _DRACK_PEER_H */

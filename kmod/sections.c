@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A local host's Sections: asking the fabric manager for more when a
+ * Buffer class runs low, taking its grants, giving revoked ones back.
+ */
+#include "device.h"
+
+/* Mark classes short of Buffers as requested and let the work ask the FM. */
+void drack_dev_request_sections(struct drack_dev *dd)
+{
+	struct drack_alloc *a = &dd->alloc;
+	bool ask = false;
+	u32 c;
+
+	spin_lock_bh(&a->lock);
+	for (c = 0; c < DRACK_NR_CLASSES; c++) {
+		if (a->cls[c].requested || !drack_alloc_low(a, c))
+			continue;
+		a->cls[c].requested = true;
+		a->cls[c].requested_at = jiffies;
+		a->cls[c].asked_at = jiffies;
+		ask = true;
+	}
+	spin_unlock_bh(&a->lock);
+	if (ask && !dd->leaving)
+		schedule_work(&dd->request_work);
+}
+
+static void drack_dev_request_work(struct work_struct *work)
+{
+	struct drack_dev *dd = container_of(work, struct drack_dev,
+					    request_work);
+	struct drack_host_entry *e = drack_dev_entry(dd);
+	bool wanted[DRACK_NR_CLASSES];
+	u32 c;
+
+	if (!drack_dev_active(dd))
+		return;
+	spin_lock_bh(&dd->alloc.lock);
+	for (c = 0; c < DRACK_NR_CLASSES; c++)
+		wanted[c] = dd->alloc.cls[c].requested;
+	spin_unlock_bh(&dd->alloc.lock);
+
+	for (c = 0; c < DRACK_NR_CLASSES; c++) {
+		WRITE_ONCE(e->sections_wanted[c], cpu_to_le32(wanted[c]));
+		if (!wanted[c])
+			continue;
+		drack_stat_ctl_inc(&dd->stats, DRACK_S_SECTION_REQUESTS);
+		drack_pool_notify_section_request(dd->pool, dd->host, c, 1);
+	}
+}
+
+static void drack_dev_grant_work(struct work_struct *work)
+{
+	struct drack_dev *dd = container_of(work, struct drack_dev, grant_work);
+	struct drack_pool *pool = dd->pool;
+	struct drack_section_entry *e;
+	struct drack_grant g;
+	u32 section, buf_class;
+	int i, n, got = 0;
+
+	if (!drack_dev_active(dd))
+		return;
+	n = drack_ring_avail(&dd->grant_in);
+	if (n < 0) {
+		drack_stat_ctl_inc(&dd->stats, DRACK_S_GRANT_BAD);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		memcpy(&g, drack_ring_peek(&dd->grant_in, i), sizeof(g));
+		section = le32_to_cpu(g.section);
+		if (section >= pool->geo.section_count) {
+			drack_stat_ctl_inc(&dd->stats, DRACK_S_GRANT_BAD);
+			continue;
+		}
+		e = drack_section_entry(pool, section);
+		buf_class = READ_ONCE(e->buf_class);
+		if (drack_section_owner(pool, section) != dd->host ||
+		    le32_to_cpu(READ_ONCE(e->generation)) !=
+		    le32_to_cpu(g.generation) ||
+		    drack_alloc_add_section(&dd->alloc, section, buf_class)) {
+			drack_stat_ctl_inc(&dd->stats, DRACK_S_GRANT_BAD);
+			continue;
+		}
+		WRITE_ONCE(drack_dev_entry(dd)->sections_wanted[buf_class], 0);
+		drack_stat_ctl_inc(&dd->stats, DRACK_S_GRANTS);
+		got++;
+	}
+	if (n)
+		drack_ring_consume(&dd->grant_in, n);
+	if (!got)
+		return;
+	if (netif_running(dd->ndev))
+		drack_dev_schedule_napi(dd);	/* wakes the queue */
+	drack_dev_request_sections(dd);
+}
+
+/* Does the FM want one of our Sections back, or is one on its way? */
+bool drack_dev_revoke_pending(struct drack_dev *dd)
+{
+	struct drack_pool *pool = dd->pool;
+	u32 s;
+
+	if (drack_alloc_draining(&dd->alloc))
+		return true;
+	for (s = pool->geo.meta_sections; s < pool->geo.section_count; s++)
+		if (drack_section_owner(pool, s) == dd->host &&
+		    READ_ONCE(drack_section_entry(pool, s)->flags) &
+		    DRACK_SECTION_F_REVOKE)
+			return true;
+	return false;
+}
+
+/* Give back revoked Sections whose Buffers are all home. */
+static void drack_dev_revoke_work(struct work_struct *work)
+{
+	struct drack_dev *dd = container_of(work, struct drack_dev,
+					    revoke_work);
+	struct drack_pool *pool = dd->pool;
+	struct drack_section_entry *se;
+	u32 s, buf_class;
+	bool mine;
+
+	for (s = pool->geo.meta_sections; s < pool->geo.section_count; s++) {
+		if (!drack_dev_active(dd) || READ_ONCE(dd->leaving))
+			return;
+		if (drack_section_owner(pool, s) != dd->host)
+			continue;
+		se = drack_section_entry(pool, s);
+		if (READ_ONCE(se->flags) & DRACK_SECTION_F_REVOKE)
+			drack_alloc_drain_section(&dd->alloc, s);
+		if (!drack_alloc_take_drained(&dd->alloc, s))
+			continue;
+
+		mutex_lock(&pool->lock);
+		mine = drack_section_owner(pool, s) == dd->host;
+		buf_class = READ_ONCE(se->buf_class);
+		if (mine) {
+			se->generation = cpu_to_le32(le32_to_cpu(se->generation) + 1);
+			se->flags = 0;
+			smp_wmb(); /* a new owner sees a clean entry */
+			WRITE_ONCE(se->owner, cpu_to_le16(DRACK_SECTION_FREE));
+		}
+		mutex_unlock(&pool->lock);
+		if (!mine)
+			continue;
+		drack_stat_ctl_inc(&dd->stats, DRACK_S_REVOKES);
+		drack_pool_notify_section(pool, s, DRACK_SECTION_FREE, buf_class);
+	}
+	drack_dev_request_sections(dd);
+}
+
+void drack_sections_init(struct drack_dev *dd)
+{
+	INIT_WORK(&dd->request_work, drack_dev_request_work);
+	INIT_WORK(&dd->grant_work, drack_dev_grant_work);
+	INIT_WORK(&dd->revoke_work, drack_dev_revoke_work);
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The one table of a host's counters, and how they are summed.
+ */
+#include <linux/ethtool.h>
+#include <linux/slab.h>
+#include "stats.h"
+#include "uapi/drack.h"
+
+#define DRACK_STAT_ROW(id, ethtool) \
+	[DRACK_S_##id] = { .name = ethtool, .nl_attr = DRACK_STAT_##id }
+
+const struct drack_stat_desc drack_stat_table[DRACK_S_NR] = {
+	DRACK_STAT_ROW(TX_PACKETS, NULL),
+	DRACK_STAT_ROW(TX_BYTES, NULL),
+	DRACK_STAT_ROW(TX_REFS, "tx_refs"),
+	DRACK_STAT_ROW(TX_BCAST, "tx_bcast"),
+	DRACK_STAT_ROW(TX_RING_FULL, "tx_ring_full"),
+	DRACK_STAT_ROW(TX_NO_BUFFER, "tx_no_buffer"),
+	DRACK_STAT_ROW(TX_NO_PEER, "tx_no_peer"),
+	DRACK_STAT_ROW(TX_DROPPED, "tx_dropped"),
+	DRACK_STAT_ROW(TX_DOORBELLS, "tx_doorbells"),
+	DRACK_STAT_ROW(TX_DOORBELLS_SUPPRESSED, "tx_doorbells_suppressed"),
+	DRACK_STAT_ROW(RX_PACKETS, NULL),
+	DRACK_STAT_ROW(RX_BYTES, NULL),
+	DRACK_STAT_ROW(RX_REFS, "rx_refs"),
+	DRACK_STAT_ROW(RX_BAD_DESC, "rx_bad_desc"),
+	DRACK_STAT_ROW(RX_BAD_RING, "rx_bad_ring"),
+	DRACK_STAT_ROW(RX_ALLOC_FAIL, "rx_alloc_fail"),
+	DRACK_STAT_ROW(RX_DROPPED, "rx_dropped"),
+	[DRACK_S_RET_OK] = { "ret_ok", DRACK_STAT_RX_RET_OK },
+	[DRACK_S_RET_BAD] = { "ret_bad", DRACK_STAT_RX_RET_BAD },
+	[DRACK_S_RET_DOORBELLS] = { "ret_doorbells", DRACK_STAT_RX_RET_DOORBELLS },
+	DRACK_STAT_ROW(SECTION_REQUESTS, "section_requests"),
+	DRACK_STAT_ROW(GRANTS, "grants"),
+	DRACK_STAT_ROW(GRANT_BAD, "grant_bad"),
+	DRACK_STAT_ROW(REVOKES, "revokes"),
+	DRACK_STAT_ROW(PEERS_RELEASED, "peers_released"),
+	DRACK_STAT_ROW(FENCED, "fenced"),
+};
+
+int drack_stats_init(struct drack_stats *s)
+{
+	int cpu;
+
+	memset(s->ctl, 0, sizeof(s->ctl));
+	s->pcpu = alloc_percpu(struct drack_pcpu_stats);
+	if (!s->pcpu)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(s->pcpu, cpu)->syncp);
+	return 0;
+}
+
+void drack_stats_free(struct drack_stats *s)
+{
+	free_percpu(s->pcpu);
+	s->pcpu = NULL;
+}
+
+void drack_stats_fold(const struct drack_stats *s, u64 vals[DRACK_S_NR])
+{
+	const struct drack_pcpu_stats *p;
+	u64 v[DRACK_S_PCPU_NR];
+	unsigned int start;
+	int cpu, i;
+
+	memset(vals, 0, sizeof(u64) * DRACK_S_NR);
+	for_each_possible_cpu(cpu) {
+		p = per_cpu_ptr(s->pcpu, cpu);
+		do {
+			start = u64_stats_fetch_begin(&p->syncp);
+			for (i = 0; i < DRACK_S_PCPU_NR; i++)
+				v[i] = u64_stats_read(&p->v[i]);
+		} while (u64_stats_fetch_retry(&p->syncp, start));
+		for (i = 0; i < DRACK_S_PCPU_NR; i++)
+			vals[i] += v[i];
+	}
+	for (i = DRACK_S_PCPU_NR; i < DRACK_S_NR; i++)
+		vals[i] = READ_ONCE(s->ctl[i - DRACK_S_PCPU_NR]);
+}
+
+unsigned int drack_stats_ethtool_count(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < DRACK_S_NR; i++)
+		n += !!drack_stat_table[i].name;
+	return n;
+}
+
+u8 *drack_stats_ethtool_strings(u8 *data)
+{
+	unsigned int i;
+
+	for (i = 0; i < DRACK_S_NR; i++)
+		if (drack_stat_table[i].name)
+			ethtool_sprintf(&data, "%s", drack_stat_table[i].name);
+	return data;
+}
+
+u64 *drack_stats_ethtool_values(const u64 vals[DRACK_S_NR], u64 *data)
+{
+	unsigned int i;
+
+	for (i = 0; i < DRACK_S_NR; i++)
+		if (drack_stat_table[i].name)
+			*data++ = vals[i];
+	return data;
+}

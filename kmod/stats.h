@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A host's counters: the data path's per CPU (u64_stats), the control
+ * path's plain, and one table (stats.c) that ethtool -S, the genl STATS
+ * dump and ndo_get_stats64 all read.
+ */
+#ifndef _DRACK_STATS_H
+#define _DRACK_STATS_H
+
+#include <linux/percpu.h>
+#include <linux/u64_stats_sync.h>
+
+enum drack_dev_stat {
+	/* data path, per CPU */
+	DRACK_S_TX_PACKETS,
+	DRACK_S_TX_BYTES,
+	DRACK_S_TX_REFS,		/* references posted, broadcast copies too */
+	DRACK_S_TX_BCAST,		/* broadcast/multicast frames replicated */
+	DRACK_S_TX_RING_FULL,		/* queue stopped: a ref_queue was full */
+	DRACK_S_TX_NO_BUFFER,		/* queue stopped: no free Buffer */
+	DRACK_S_TX_NO_PEER,		/* unknown or unreachable destination */
+	DRACK_S_TX_DROPPED,
+	DRACK_S_TX_DOORBELLS,
+	DRACK_S_TX_DOORBELLS_SUPPRESSED,
+	DRACK_S_RX_PACKETS,
+	DRACK_S_RX_BYTES,
+	DRACK_S_RX_REFS,
+	DRACK_S_RX_BAD_DESC,		/* references failing validation */
+	DRACK_S_RX_BAD_RING,		/* ring indexes that made no sense */
+	DRACK_S_RX_ALLOC_FAIL,
+	DRACK_S_RX_DROPPED,		/* arrived while the interface was down */
+	DRACK_S_RET_OK,			/* our Buffers handed back */
+	DRACK_S_RET_BAD,		/* bogus returns */
+	DRACK_S_RET_DOORBELLS,
+	DRACK_S_PCPU_NR,
+	/* control path */
+	DRACK_S_SECTION_REQUESTS = DRACK_S_PCPU_NR,
+	DRACK_S_GRANTS,
+	DRACK_S_GRANT_BAD,
+	DRACK_S_REVOKES,		/* revoked Sections given back */
+	DRACK_S_PEERS_RELEASED,		/* fenced peers let go of */
+	DRACK_S_FENCED,			/* times we found ourselves fenced */
+	DRACK_S_NR,
+};
+
+struct drack_pcpu_stats {
+	u64_stats_t v[DRACK_S_PCPU_NR];
+	struct u64_stats_sync syncp;
+};
+
+struct drack_stats {
+	struct drack_pcpu_stats __percpu *pcpu;
+	u64 ctl[DRACK_S_NR - DRACK_S_PCPU_NR];	/* one writer each (works) */
+};
+
+/* One row of the table: how ethtool and genl name a counter. */
+struct drack_stat_desc {
+	const char *name;	/* ethtool -S, or NULL: not shown there */
+	u16 nl_attr;		/* enum drack_stat */
+};
+
+extern const struct drack_stat_desc drack_stat_table[DRACK_S_NR];
+
+int drack_stats_init(struct drack_stats *s);
+void drack_stats_free(struct drack_stats *s);
+/* Every counter, summed over CPUs, in table order. */
+void drack_stats_fold(const struct drack_stats *s, u64 vals[DRACK_S_NR]);
+/* ethtool -S rows: how many, and their values in table order. */
+unsigned int drack_stats_ethtool_count(void);
+u8 *drack_stats_ethtool_strings(u8 *data);
+u64 *drack_stats_ethtool_values(const u64 vals[DRACK_S_NR], u64 *data);
+
+/* Data path, bh off (xmit, NAPI, or under a _bh lock). */
+static inline void drack_stat_add(struct drack_stats *s,
+				  enum drack_dev_stat i, u64 n)
+{
+	struct drack_pcpu_stats *p = this_cpu_ptr(s->pcpu);
+
+	u64_stats_update_begin(&p->syncp);
+	u64_stats_add(&p->v[i], n);
+	u64_stats_update_end(&p->syncp);
+}
+
+static inline void drack_stat_inc(struct drack_stats *s,
+				  enum drack_dev_stat i)
+{
+	drack_stat_add(s, i, 1);
+}
+
+/* Control path: one work item writes each. */
+static inline void drack_stat_ctl_inc(struct drack_stats *s,
+				      enum drack_dev_stat i)
+{
+	u64 *c = &s->ctl[i - DRACK_S_PCPU_NR];
+
+	WRITE_ONCE(*c, *c + 1);
+}
+
+#endif /* _DRACK_STATS_H */

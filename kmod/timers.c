@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The periodic jobs of a local host, one delayed work each, named for
+ * what it does: the heartbeat (and noticing a fence), peer liveness
+ * (presence, carrier, dead peers, lost doorbells), Section refill
+ * (retried requests, grants and revokes), and the NIC pool's failover.
+ * A host stalled by fault injection runs none of them, like a hung
+ * kernel; a fenced one only watches for its slot to come free.
+ */
+#include "device.h"
+
+#define DRACK_TIMER_MS		100
+#define DRACK_REQUEST_RETRY	HZ
+#define DRACK_NO_SECTIONS_WARN	(2 * HZ)
+
+static void drack_timer_again(struct delayed_work *w)
+{
+	schedule_delayed_work(w, msecs_to_jiffies(DRACK_TIMER_MS));
+}
+
+/* May a job touch the pool now? Up (or leaving), not fenced nor hung. */
+static bool drack_timer_may_run(struct drack_dev *dd)
+{
+	return drack_dev_active(dd) &&
+	       (READ_ONCE(dd->leaving) ||
+		drack_host_state(dd->pool, dd->host) == DRACK_HOST_UP);
+}
+
+static void drack_heartbeat_work(struct work_struct *work)
+{
+	struct drack_dev *dd = container_of(to_delayed_work(work),
+					    struct drack_dev, heartbeat_work);
+	struct drack_host_entry *e = drack_dev_entry(dd);
+	u32 c;
+
+	drack_timer_again(&dd->heartbeat_work);
+	if (READ_ONCE(dd->stalled))
+		return;		/* a hung host: no heartbeat */
+	if (READ_ONCE(dd->fenced)) {
+		if (drack_host_state(dd->pool, dd->host) == DRACK_HOST_FREE)
+			schedule_work(&dd->fence_work);	/* rejoin */
+		return;
+	}
+	if (!drack_timer_may_run(dd)) {
+		schedule_work(&dd->fence_work);
+		return;
+	}
+	WRITE_ONCE(e->heartbeat, cpu_to_le64(le64_to_cpu(e->heartbeat) + 1));
+	for (c = 0; c < DRACK_NR_CLASSES; c++)
+		WRITE_ONCE(e->buffers_free[c],
+			   cpu_to_le32(READ_ONCE(dd->alloc.cls[c].nfree)));
+}
+
+static void drack_liveness_work(struct work_struct *work)
+{
+	struct drack_dev *dd = container_of(to_delayed_work(work),
+					    struct drack_dev, liveness_work);
+
+	drack_timer_again(&dd->liveness_work);
+	if (!drack_timer_may_run(dd))
+		return;
+	drack_dev_update_carrier(dd);
+	drack_dev_release_dead(dd);
+	if (READ_ONCE(dd->leaving))
+		return;
+	/* Doorbells can be lost or suppressed wrongly by a peer: poll too. */
+	if (netif_running(dd->ndev)) {
+		if (drack_rx_pending(dd) || netif_queue_stopped(dd->ndev))
+			drack_dev_schedule_napi(dd);
+	} else {
+		spin_lock_bh(&dd->rx_lock);
+		drack_rx_drop_all(dd);
+		drack_rx_drain_returns(dd);
+		spin_unlock_bh(&dd->rx_lock);
+	}
+}
+
+static void drack_refill_work(struct work_struct *work)
+{
+	struct drack_dev *dd = container_of(to_delayed_work(work),
+					    struct drack_dev, refill_work);
+	struct drack_alloc *a = &dd->alloc;
+	bool retry = false, starved = false;
+	u32 c;
+
+	drack_timer_again(&dd->refill_work);
+	if (!drack_timer_may_run(dd) || READ_ONCE(dd->leaving))
+		return;
+	if (drack_dev_revoke_pending(dd))
+		schedule_work(&dd->revoke_work);
+	if (drack_dev_grants_pending(dd))
+		schedule_work(&dd->grant_work);
+
+	spin_lock_bh(&a->lock);
+	for (c = 0; c < DRACK_NR_CLASSES; c++) {
+		struct drack_class_alloc *ca = &a->cls[c];
+
+		if (!ca->requested)
+			continue;
+		if (time_after(jiffies, ca->asked_at + DRACK_REQUEST_RETRY)) {
+			ca->asked_at = jiffies;
+			retry = true;
+		}
+		if (!ca->nfree && time_after(jiffies, ca->requested_at +
+					     DRACK_NO_SECTIONS_WARN))
+			starved = true;
+	}
+	spin_unlock_bh(&a->lock);
+	if (retry)
+		schedule_work(&dd->request_work);
+	if (starved && !dd->warned_no_sections) {
+		dd->warned_no_sections = true;
+		netdev_warn(dd->ndev, "no Sections granted in pool %u: is drack-fmd running? Sending waits for Buffers\n",
+			    dd->pool->id);
+	}
+}
+
+static void drack_nic_failover_work(struct work_struct *work)
+{
+	struct drack_dev *dd = container_of(to_delayed_work(work),
+					    struct drack_dev, nic_work);
+
+	drack_timer_again(&dd->nic_work);
+	if (!drack_timer_may_run(dd) || READ_ONCE(dd->leaving))
+		return;
+	rcu_read_lock();
+	local_bh_disable();	/* NAPIs it schedules run on bh enable */
+	drack_nic_tick(dd);
+	local_bh_enable();
+	rcu_read_unlock();
+}
+
+void drack_timers_init(struct drack_dev *dd)
+{
+	INIT_DELAYED_WORK(&dd->heartbeat_work, drack_heartbeat_work);
+	INIT_DELAYED_WORK(&dd->liveness_work, drack_liveness_work);
+	INIT_DELAYED_WORK(&dd->refill_work, drack_refill_work);
+	INIT_DELAYED_WORK(&dd->nic_work, drack_nic_failover_work);
+}
+
+void drack_timers_start(struct drack_dev *dd)
+{
+	drack_timer_again(&dd->heartbeat_work);
+	drack_timer_again(&dd->liveness_work);
+	drack_timer_again(&dd->refill_work);
+	drack_timer_again(&dd->nic_work);
+}
+
+/* Leaving: what a leaving host no longer does. */
+void drack_timers_stop_work(struct drack_dev *dd)
+{
+	cancel_delayed_work_sync(&dd->refill_work);
+	cancel_delayed_work_sync(&dd->nic_work);
+}
+
+/* Gone from the pool: the heartbeat and liveness too. */
+void drack_timers_stop(struct drack_dev *dd)
+{
+	drack_timers_stop_work(dd);
+	cancel_delayed_work_sync(&dd->heartbeat_work);
+	cancel_delayed_work_sync(&dd->liveness_work);
+}
