@@ -69,7 +69,7 @@ void drack_nic_kick(struct drack_dev *dd)
 {
 	struct drack_nic_host *nh = &dd->nic;
 	struct drack_xnic *x;
-	struct drack_vport *vp;
+	struct drack_nic_port *vp;
 	u32 n;
 
 	/* Every doorbell comes here: only the pool's NIC slots. */
@@ -89,7 +89,7 @@ bool drack_nic_pending(struct drack_dev *dd)
 {
 	struct drack_nic_host *nh = &dd->nic;
 	struct drack_xnic *x;
-	struct drack_vport *vp;
+	struct drack_nic_port *vp;
 	bool pending = false;
 	u32 n;
 
@@ -98,7 +98,7 @@ bool drack_nic_pending(struct drack_dev *dd)
 		x = rcu_dereference(nh->xnic[n]);
 		vp = rcu_dereference(nh->vport[n]);
 		pending = (x && drack_xnic_pending(x)) ||
-			  (vp && drack_vport_pending(vp));
+			  (vp && drack_nic_port_pending(vp));
 	}
 	rcu_read_unlock();
 	return pending;
@@ -118,11 +118,11 @@ static bool drack_nic_want_port(struct drack_dev *dd, u32 nic)
 	       le32_to_cpu(READ_ONCE(e->generation));
 }
 
-static struct drack_vport *drack_nic_best_port(struct drack_dev *dd,
+static struct drack_nic_port *drack_nic_best_port(struct drack_dev *dd,
 					       struct drack_vnic *vn)
 {
 	struct drack_nic_host *nh = &dd->nic;
-	struct drack_vport *vp, *best = NULL;
+	struct drack_nic_port *vp, *best = NULL;
 	u32 n, depth, best_depth = U32_MAX;
 
 	vp = rtnl_dereference(nh->vport[vn->id]);
@@ -145,7 +145,7 @@ static struct drack_vport *drack_nic_best_port(struct drack_dev *dd,
 static void drack_nic_route_all(struct drack_dev *dd, u64 dropping)
 {
 	struct drack_nic_host *nh = &dd->nic;
-	struct drack_vport *vp;
+	struct drack_nic_port *vp;
 	struct drack_vnic *vn;
 	u32 n;
 
@@ -168,7 +168,7 @@ static void drack_nic_reconcile(struct drack_dev *dd)
 	bool active = drack_dev_active(dd) && !dd->leaving && !nh->dying;
 	u32 n, max = pool->geo.max_nics;
 	u64 dropping = 0, gone = 0;
-	struct drack_vport *vp;
+	struct drack_nic_port *vp;
 	struct drack_vnic *vn;
 	LIST_HEAD(kill);
 
@@ -192,7 +192,7 @@ static void drack_nic_reconcile(struct drack_dev *dd)
 	for (n = 0; n < max; n++) {
 		vp = rtnl_dereference(nh->vport[n]);
 		if (vp && (dropping & BIT_ULL(n)))
-			drack_vport_detach(vp, gone & BIT_ULL(n));
+			drack_nic_port_detach(vp, gone & BIT_ULL(n));
 	}
 
 	for (n = 0; n < max; n++) {
@@ -203,7 +203,7 @@ static void drack_nic_reconcile(struct drack_dev *dd)
 
 		if (active && !rtnl_dereference(nh->vport[n]) &&
 		    drack_nic_want_port(dd, n) && state == DRACK_NIC_UP)
-			drack_vport_attach(dd, n);
+			drack_nic_port_attach(dd, n);
 		vn = rtnl_dereference(nh->vnic[n]);
 		/* A vNIC outlives failures of its NIC; not an unexport. */
 		if (vn && (!nh->dying && state != DRACK_NIC_FREE && assigned))
@@ -244,13 +244,13 @@ void drack_nic_tick(struct drack_dev *dd)
 		u32 owner = le16_to_cpu(READ_ONCE(e->owner));
 		u32 state = drack_nic_state(pool, n);
 		struct drack_xnic *x = rcu_dereference(nh->xnic[n]);
-		struct drack_vport *vp = rcu_dereference(nh->vport[n]);
+		struct drack_nic_port *vp = rcu_dereference(nh->vport[n]);
 		u64 beat;
 		u32 fp;
 
 		if (x)
 			drack_xnic_tick(x);
-		if (vp && drack_vport_pending(vp))
+		if (vp && drack_nic_port_pending(vp))
 			napi_schedule(&vp->napi);
 		if (owner < dd->nhosts) {
 			struct drack_host_entry *he = drack_host_entry(pool,

@@ -2,7 +2,7 @@
 /*
  * The NIC pool. A host exports a physical NIC (its owner side, struct
  * drack_xnic); every host of the rack reaches each exported NIC through a
- * pair of virt_queues in the pool (struct drack_vport) and shows it to
+ * pair of virt_queues in the pool (struct drack_nic_port) and shows it to
  * applications as a vNIC netdev (struct drack_vnic). A vNIC normally goes
  * through its own NIC; when that NIC or its owner fails, it moves to
  * another vport (failover) without changing MAC or addresses.
@@ -70,7 +70,7 @@ struct drack_xnic {
 	struct drack_xnic_stats st;
 };
 
-struct drack_vport_stats {
+struct drack_nic_port_stats {
 	u64 tx_packets, tx_bytes;
 	u64 tx_full;			/* ring or Buffers exhausted */
 	u64 tx_bad_ring;		/* owner's index made no sense */
@@ -81,8 +81,8 @@ struct drack_vport_stats {
 	u64 rx_no_vnic;			/* for no vNIC of ours */
 };
 
-/* Host side: the virt_queue pair of (NIC, this host). */
-struct drack_vport {
+/* A pooled NIC as this host sees it: the virt_queue pair (NIC, host). */
+struct drack_nic_port {
 	struct drack_dev *dd;
 	u32 nic;
 	u32 owner;
@@ -100,7 +100,7 @@ struct drack_vport {
 	u64 *posted;				/* Buffer per post slot */
 	u32 refill_short;			/* posts missing: no Buffers */
 
-	struct drack_vport_stats st;
+	struct drack_nic_port_stats st;
 };
 
 struct drack_vnic_stats {
@@ -116,7 +116,7 @@ struct drack_vnic {
 	struct drack_dev *dd;
 	u32 id;
 	int via;				/* vport NIC id, -1: none */
-	struct drack_vport __rcu *vp;
+	struct drack_nic_port __rcu *vp;
 	struct u64_stats_sync syncp;		/* tx and rx counters */
 	struct drack_vnic_stats st;
 };
@@ -124,7 +124,7 @@ struct drack_vnic {
 /* Per drack_dev state of the NIC pool, under RTNL. */
 struct drack_nic_host {
 	struct drack_xnic __rcu *xnic[DRACK_MAX_NICS];
-	struct drack_vport __rcu *vport[DRACK_MAX_NICS];
+	struct drack_nic_port __rcu *vport[DRACK_MAX_NICS];
 	struct drack_vnic __rcu *vnic[DRACK_MAX_NICS];
 	struct work_struct work;		/* reconcile with the pool */
 	u64 owner_beat[DRACK_MAX_NICS];		/* last owner heartbeat seen */
@@ -178,17 +178,17 @@ struct drack_xnic *drack_xnic_of(const struct net_device *lower);
 bool drack_xnic_pending(struct drack_xnic *x);
 
 /* vport.c: the host side of a virt_queue pair */
-struct drack_vport *drack_vport_attach(struct drack_dev *dd, u32 nic);
-void drack_vport_detach(struct drack_vport *vp, bool owner_gone);
-int drack_vport_xmit(struct drack_vport *vp, struct sk_buff *skb);
-bool drack_vport_pending(struct drack_vport *vp);
-u64 drack_vport_vnics(struct drack_vport *vp);
-void drack_vport_set_vnics(struct drack_vport *vp, u64 vnics);
+struct drack_nic_port *drack_nic_port_attach(struct drack_dev *dd, u32 nic);
+void drack_nic_port_detach(struct drack_nic_port *vp, bool owner_gone);
+int drack_nic_port_xmit(struct drack_nic_port *vp, struct sk_buff *skb);
+bool drack_nic_port_pending(struct drack_nic_port *vp);
+u64 drack_nic_port_vnics(struct drack_nic_port *vp);
+void drack_nic_port_set_vnics(struct drack_nic_port *vp, u64 vnics);
 
 /* vnic.c: the netdevs */
 struct drack_vnic *drack_vnic_create(struct drack_dev *dd, u32 id);
 void drack_vnic_destroy(struct drack_vnic *vn, struct list_head *kill);
-void drack_vnic_route(struct drack_vnic *vn, struct drack_vport *vp);
+void drack_vnic_route(struct drack_vnic *vn, struct drack_nic_port *vp);
 void drack_vnic_rx(struct drack_vnic *vn, struct napi_struct *napi,
 		   struct sk_buff *skb);
 extern const struct ethtool_ops drack_vnic_ethtool_ops;

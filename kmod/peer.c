@@ -38,7 +38,6 @@ void drack_peer_rejoin(struct drack_peer *p, bool after_fence)
 		return;
 	drack_ring_adopt_producer(&p->ref_out, false);
 	drack_ring_adopt_producer(&p->ret_out, !after_fence);
-	p->kick_pending = false;
 }
 
 bool drack_peer_alive(const struct drack_peer *p)
@@ -100,7 +99,6 @@ bool drack_peer_flush(struct drack_peer *p)
 {
 	bool kick;
 
-	p->kick_pending = false;
 	kick = drack_ring_flush(&p->ref_out);
 	if (kick)
 		drack_pool_kick(p->pool, p->id);

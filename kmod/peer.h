@@ -30,7 +30,6 @@ struct drack_peer {
 	struct drack_ring ref_in;	/* its ref_queue here */
 	struct drack_ring ret_out;	/* its Buffers we hand back */
 	struct drack_ring ret_in;	/* our Buffers it hands back */
-	bool kick_pending;		/* ref_out pushed, not flushed */
 	struct drack_peer_stats tx, rx;
 };
 

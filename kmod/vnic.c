@@ -16,14 +16,14 @@
 static netdev_tx_t drack_vnic_xmit(struct sk_buff *skb, struct net_device *ndev)
 {
 	struct drack_vnic *vn = netdev_priv(ndev);
-	struct drack_vport *vp = rcu_dereference_bh(vn->vp);
+	struct drack_nic_port *vp = rcu_dereference_bh(vn->vp);
 	u32 len = skb->len;
 	int err;
 
 	if (unlikely(!vp || len < ETH_HLEN || len > DRACK_MAX_FRAME ||
 		     !drack_dev_active(vn->dd)))
 		goto drop;
-	err = drack_vport_xmit(vp, skb);
+	err = drack_nic_port_xmit(vp, skb);
 	if (err == -ENOSPC) {
 		netif_stop_queue(ndev);
 		/* The vport's NAPI wakes us; it may have run already. */
@@ -190,16 +190,16 @@ void drack_vnic_destroy(struct drack_vnic *vn, struct list_head *kill)
  * accepting its MAC and the new one starts; a gratuitous ARP and an
  * unsolicited NA tell the switch where the MAC is now.
  */
-void drack_vnic_route(struct drack_vnic *vn, struct drack_vport *vp)
+void drack_vnic_route(struct drack_vnic *vn, struct drack_nic_port *vp)
 {
-	struct drack_vport *old = rtnl_dereference(vn->vp);
+	struct drack_nic_port *old = rtnl_dereference(vn->vp);
 	int via = vp ? (int)vp->nic : -1;
 
 	ASSERT_RTNL();
 	if (old == vp)
 		return;
 	if (old && drack_dev_active(vn->dd))
-		drack_vport_set_vnics(old, drack_vport_vnics(old) &
+		drack_nic_port_set_vnics(old, drack_nic_port_vnics(old) &
 					   ~BIT_ULL(vn->id));
 	rcu_assign_pointer(vn->vp, vp);
 	if (!vp) {
@@ -207,7 +207,7 @@ void drack_vnic_route(struct drack_vnic *vn, struct drack_vport *vp)
 		vn->via = -1;
 		return;
 	}
-	drack_vport_set_vnics(vp, drack_vport_vnics(vp) | BIT_ULL(vn->id));
+	drack_nic_port_set_vnics(vp, drack_nic_port_vnics(vp) | BIT_ULL(vn->id));
 	if (vn->via >= 0 || via != (int)vn->id) {
 		vn->st.failovers++;
 		netdev_info(vn->ndev, "now through NIC %d (was %d)\n", via,
@@ -253,7 +253,7 @@ static void drack_vnic_get_stats(struct net_device *ndev,
 				 struct ethtool_stats *stats, u64 *data)
 {
 	struct drack_vnic *vn = netdev_priv(ndev);
-	struct drack_vport *vp;
+	struct drack_nic_port *vp;
 
 	memset(data, 0, sizeof(u64) * ARRAY_SIZE(drack_vnic_stat_names));
 	data[0] = (u64)(s64)READ_ONCE(vn->via);

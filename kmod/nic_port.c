@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The host side of a virt_queue pair: TX entries name Buffers of ours
- * lent to the NIC's owner, RX posts hand it empty Buffers to fill, and
- * RX completions say which were filled. The owner consumes in order, so
+ * A pooled NIC as this host sees it (struct drack_nic_port): the host
+ * side of the virt_queue pair of (NIC, this host). TX entries name
+ * Buffers of ours lent to the NIC's owner, RX posts hand it empty Buffers
+ * to fill, and RX completions say which were filled. The owner consumes in order, so
  * which Buffer each slot holds is known here, in kernel memory, and a
  * completion that names another Buffer is refused.
  */
@@ -10,28 +11,28 @@
 #include <linux/virtio_net.h>
 #include "device.h"
 
-#define DRACK_VPORT_POSTS	128	/* RX Buffers kept posted */
-#define DRACK_VPORT_DETACH_MS	1000
+#define DRACK_NIC_PORT_POSTS	128	/* RX Buffers kept posted */
+#define DRACK_NIC_PORT_DETACH_MS	1000
 
-static u32 drack_vport_mask(const struct drack_vport *vp)
+static u32 drack_nic_port_mask(const struct drack_nic_port *vp)
 {
 	return vp->post.size - 1;
 }
 
-/* Post empty Buffers until DRACK_VPORT_POSTS are out (rx_lock held). */
-static void drack_vport_refill(struct drack_vport *vp)
+/* Post empty Buffers until DRACK_NIC_PORT_POSTS are out (rx_lock held). */
+static void drack_nic_port_refill(struct drack_nic_port *vp)
 {
 	struct drack_dev *dd = vp->dd;
 	struct drack_ret *slot;
 	u32 want;
 	u64 off;
 
-	want = min_t(u32, DRACK_VPORT_POSTS, vp->post.size);
+	want = min_t(u32, DRACK_NIC_PORT_POSTS, vp->post.size);
 	while (vp->post.idx - vp->posted_head < want) {
 		off = drack_buf_get(&dd->alloc, DRACK_CLASS_2K, vp->owner);
 		if (!off)
 			break;
-		vp->posted[vp->post.idx & drack_vport_mask(vp)] = off;
+		vp->posted[vp->post.idx & drack_nic_port_mask(vp)] = off;
 		slot = drack_ring_next(&vp->post);
 		WRITE_ONCE(slot->off, cpu_to_le64(off));
 		drack_ring_push(&vp->post);
@@ -44,7 +45,7 @@ static void drack_vport_refill(struct drack_vport *vp)
 }
 
 /* Give back TX Buffers the owner is done with (tx_lock held). */
-static void drack_vport_tx_clean(struct drack_vport *vp)
+static void drack_nic_port_tx_clean(struct drack_nic_port *vp)
 {
 	u32 cons = drack_ring_cons(&vp->tx), prod = vp->tx.idx;
 
@@ -71,7 +72,7 @@ static void drack_vport_tx_clean(struct drack_vport *vp)
 				 vp->owner);
 }
 
-int drack_vport_xmit(struct drack_vport *vp, struct sk_buff *skb)
+int drack_nic_port_xmit(struct drack_nic_port *vp, struct sk_buff *skb)
 {
 	struct drack_dev *dd = vp->dd;
 	struct virtio_net_hdr vnet;
@@ -84,7 +85,7 @@ int drack_vport_xmit(struct drack_vport *vp, struct sk_buff *skb)
 		return -EINVAL;
 	cls = drack_buf_class(len);
 	spin_lock(&vp->tx_lock);
-	drack_vport_tx_clean(vp);
+	drack_nic_port_tx_clean(vp);
 	if (drack_ring_used(&vp->tx) >= vp->tx.size) {
 		err = -ENOSPC;
 		goto out;
@@ -124,7 +125,7 @@ out:
 }
 
 /* Hand a received frame to the vNICs it is for (RCU, NAPI context). */
-static void drack_vport_demux(struct drack_vport *vp, struct sk_buff *skb)
+static void drack_nic_port_demux(struct drack_nic_port *vp, struct sk_buff *skb)
 {
 	struct drack_nic_host *nh = &vp->dd->nic;
 	const u8 *dest = skb->data;
@@ -162,9 +163,9 @@ static void drack_vport_demux(struct drack_vport *vp, struct sk_buff *skb)
  * (garbage on the ring made us skip some): the owner consumed the posts
  * before it, so those Buffers come home and we go on from @off.
  */
-static bool drack_vport_match(struct drack_vport *vp, u64 off, u32 pprod)
+static bool drack_nic_port_match(struct drack_nic_port *vp, u64 off, u32 pprod)
 {
-	u32 i, mask = drack_vport_mask(vp);
+	u32 i, mask = drack_nic_port_mask(vp);
 
 	for (i = vp->posted_head; i != pprod; i++)
 		if (vp->posted[i & mask] == off)
@@ -180,7 +181,7 @@ static bool drack_vport_match(struct drack_vport *vp, u64 off, u32 pprod)
 }
 
 /* Take completed frames (rx_lock held); returns how many. */
-static int drack_vport_rx(struct drack_vport *vp, int budget)
+static int drack_nic_port_rx(struct drack_nic_port *vp, int budget)
 {
 	struct drack_pool *pool = vp->dd->pool;
 	u32 len, pprod = vp->post.idx;
@@ -199,7 +200,7 @@ static int drack_vport_rx(struct drack_vport *vp, int budget)
 		memcpy(&ref, drack_ring_peek(&vp->done, i), sizeof(ref));
 		off = le64_to_cpu(ref.off);
 		len = le32_to_cpu(ref.len);
-		if (!drack_vport_match(vp, off, pprod)) {
+		if (!drack_nic_port_match(vp, off, pprod)) {
 			vp->st.rx_bad++;	/* not a Buffer we posted */
 			continue;
 		}
@@ -227,14 +228,14 @@ static int drack_vport_rx(struct drack_vport *vp, int budget)
 			skb->ip_summed = CHECKSUM_UNNECESSARY;
 		vp->st.rx_packets++;
 		vp->st.rx_bytes += len;
-		drack_vport_demux(vp, skb);
+		drack_nic_port_demux(vp, skb);
 	}
 	if (n)
 		drack_ring_consume(&vp->done, n);
 	return n;
 }
 
-static void drack_vport_wake(struct drack_vport *vp)
+static void drack_nic_port_wake(struct drack_nic_port *vp)
 {
 	struct drack_nic_host *nh = &vp->dd->nic;
 	struct drack_vnic *vn;
@@ -251,9 +252,9 @@ static void drack_vport_wake(struct drack_vport *vp)
 	}
 }
 
-static int drack_vport_poll(struct napi_struct *napi, int budget)
+static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 {
-	struct drack_vport *vp = container_of(napi, struct drack_vport, napi);
+	struct drack_nic_port *vp = container_of(napi, struct drack_nic_port, napi);
 	struct drack_dev *dd = vp->dd;
 	int done;
 
@@ -266,14 +267,14 @@ static int drack_vport_poll(struct napi_struct *napi, int budget)
 		drack_nic_changed(dd);
 
 	spin_lock(&vp->rx_lock);
-	done = drack_vport_rx(vp, budget);
-	drack_vport_refill(vp);
+	done = drack_nic_port_rx(vp, budget);
+	drack_nic_port_refill(vp);
 	spin_unlock(&vp->rx_lock);
 
 	spin_lock(&vp->tx_lock);
-	drack_vport_tx_clean(vp);
+	drack_nic_port_tx_clean(vp);
 	spin_unlock(&vp->tx_lock);
-	drack_vport_wake(vp);
+	drack_nic_port_wake(vp);
 
 	if (done < budget && napi_complete_done(napi, done) &&
 	    drack_ring_arm(&vp->done))
@@ -281,30 +282,30 @@ static int drack_vport_poll(struct napi_struct *napi, int budget)
 	return done;
 }
 
-bool drack_vport_pending(struct drack_vport *vp)
+bool drack_nic_port_pending(struct drack_nic_port *vp)
 {
 	return drack_ring_pending(&vp->done) || vp->refill_short;
 }
 
 /* Which of our vNICs go through this NIC (RTNL). */
-void drack_vport_set_vnics(struct drack_vport *vp, u64 vnics)
+void drack_nic_port_set_vnics(struct drack_nic_port *vp, u64 vnics)
 {
 	WRITE_ONCE(vp->ctl->vnics, cpu_to_le64(vnics));
 	drack_pool_kick(vp->dd->pool, vp->owner);	/* refresh its map */
 }
 
-u64 drack_vport_vnics(struct drack_vport *vp)
+u64 drack_nic_port_vnics(struct drack_nic_port *vp)
 {
 	return le64_to_cpu(READ_ONCE(vp->ctl->vnics));
 }
 
-struct drack_vport *drack_vport_attach(struct drack_dev *dd, u32 nic)
+struct drack_nic_port *drack_nic_port_attach(struct drack_dev *dd, u32 nic)
 {
 	struct drack_pool *pool = dd->pool;
 	const struct drack_geometry *g = &pool->geo;
 	struct drack_nic_entry *e = drack_nic_entry(pool, nic);
 	u32 owner = le16_to_cpu(READ_ONCE(e->owner));
-	struct drack_vport *vp;
+	struct drack_nic_port *vp;
 
 	ASSERT_RTNL();
 	if (owner >= dd->nhosts)
@@ -350,7 +351,7 @@ struct drack_vport *drack_vport_attach(struct drack_dev *dd, u32 nic)
 	WRITE_ONCE(vp->ctl->flags, 0);
 
 	spin_lock_bh(&vp->rx_lock);
-	drack_vport_refill(vp);
+	drack_nic_port_refill(vp);
 	spin_unlock_bh(&vp->rx_lock);
 
 	WRITE_ONCE(vp->ctl->seq,
@@ -358,7 +359,7 @@ struct drack_vport *drack_vport_attach(struct drack_dev *dd, u32 nic)
 	smp_wmb();	/* rings and posts before the owner may look */
 	WRITE_ONCE(vp->ctl->attached, cpu_to_le32(vp->gen));
 
-	netif_napi_add(dd->ndev, &vp->napi, drack_vport_poll);
+	netif_napi_add(dd->ndev, &vp->napi, drack_nic_port_poll);
 	napi_enable(&vp->napi);
 	rcu_assign_pointer(dd->nic.vport[nic], vp);
 	drack_pool_kick(pool, owner);
@@ -366,7 +367,7 @@ struct drack_vport *drack_vport_attach(struct drack_dev *dd, u32 nic)
 }
 
 /* Every Buffer we track goes home: the owner no longer touches them. */
-static void drack_vport_take_back(struct drack_vport *vp)
+static void drack_nic_port_take_back(struct drack_nic_port *vp)
 {
 	struct drack_alloc *a = &vp->dd->alloc;
 	u32 prod;
@@ -382,7 +383,7 @@ static void drack_vport_take_back(struct drack_vport *vp)
 	prod = vp->post.idx;
 	for (; vp->posted_head != prod; vp->posted_head++)
 		drack_buf_return(a, vp->posted[vp->posted_head &
-					       drack_vport_mask(vp)],
+					       drack_nic_port_mask(vp)],
 				 vp->owner);
 	spin_unlock_bh(&vp->rx_lock);
 }
@@ -393,7 +394,7 @@ static void drack_vport_take_back(struct drack_vport *vp)
  * the wait, take them back at once. A Buffer the fence path already took
  * back is refused by drack_buf_return(), so none is freed twice.
  */
-void drack_vport_detach(struct drack_vport *vp, bool owner_gone)
+void drack_nic_port_detach(struct drack_nic_port *vp, bool owner_gone)
 {
 	struct drack_dev *dd = vp->dd;
 	u32 seq = le32_to_cpu(READ_ONCE(vp->ctl->seq));
@@ -407,7 +408,7 @@ void drack_vport_detach(struct drack_vport *vp, bool owner_gone)
 		drack_pool_kick(dd->pool, vp->owner);
 	}
 	for (waited = 0; !owner_gone && drack_dev_active(dd) &&
-	     waited < DRACK_VPORT_DETACH_MS; waited += 5) {
+	     waited < DRACK_NIC_PORT_DETACH_MS; waited += 5) {
 		if (le32_to_cpu(READ_ONCE(vp->ctl->flushed)) == seq)
 			break;
 		if (drack_host_state(dd->pool, vp->owner) != DRACK_HOST_UP)
@@ -417,7 +418,7 @@ void drack_vport_detach(struct drack_vport *vp, bool owner_gone)
 	napi_disable(&vp->napi);
 	netif_napi_del(&vp->napi);
 	synchronize_net();
-	drack_vport_take_back(vp);
+	drack_nic_port_take_back(vp);
 	kfree(vp->tx_off);
 	kfree(vp->posted);
 	kfree(vp);
