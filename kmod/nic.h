@@ -18,6 +18,7 @@
 #include <linux/u64_stats_sync.h>
 #include "pool.h"
 #include "ring.h"
+#include "stats.h"
 
 struct drack_dev;
 
@@ -28,15 +29,17 @@ struct drack_xnic_mac {
 	u8 vnic;
 };
 
-struct drack_xnic_stats {
-	u64 tx_packets, tx_bytes;	/* to the wire for vNICs */
-	u64 rx_packets, rx_bytes;	/* from the wire into vNIC Buffers */
-	u64 tx_bad;			/* TX entries failing validation */
-	u64 tx_spoofed;			/* source MAC not the host's vNIC */
-	u64 tx_dropped;			/* the wire refused */
-	u64 rx_no_buffer;		/* no Buffer posted: dropped */
-	u64 rx_bad_post;		/* posted offsets failing validation */
-	u64 rx_too_big;
+/* Owner-side counters (per CPU: the rx handler and the TX NAPI). */
+enum drack_xnic_stat {
+	DRACK_XS_TX_PACKETS, DRACK_XS_TX_BYTES,	/* to the wire for vNICs */
+	DRACK_XS_RX_PACKETS, DRACK_XS_RX_BYTES,	/* from the wire, into Buffers */
+	DRACK_XS_TX_BAD,		/* TX entries failing validation */
+	DRACK_XS_TX_SPOOFED,		/* source MAC not the host's vNIC */
+	DRACK_XS_TX_DROPPED,		/* the wire refused */
+	DRACK_XS_RX_NO_BUFFER,		/* no Buffer posted: dropped */
+	DRACK_XS_RX_BAD_POST,		/* posted offsets failing validation */
+	DRACK_XS_RX_TOO_BIG,
+	DRACK_XS_NR,
 };
 
 /* Owner side: what it shares with one host of the rack. */
@@ -67,18 +70,19 @@ struct drack_xnic {
 	struct drack_xnic_mac map[DRACK_MAX_HOSTS * DRACK_MAX_NICS];
 	u32 nmap;
 
-	struct drack_xnic_stats st;
+	struct drack_counters st;		/* enum drack_xnic_stat */
 };
 
-struct drack_nic_port_stats {
-	u64 tx_packets, tx_bytes;
-	u64 tx_full;			/* ring or Buffers exhausted */
-	u64 tx_bad_ring;		/* owner's index made no sense */
-	u64 rx_packets, rx_bytes;
-	u64 rx_bad;			/* completions failing validation */
-	u64 rx_alloc_fail;
-	u64 rx_flushed;
-	u64 rx_no_vnic;			/* for no vNIC of ours */
+/* Host-side counters of a pooled NIC (per CPU). */
+enum drack_nic_port_stat {
+	DRACK_PS_TX_PACKETS, DRACK_PS_TX_BYTES,
+	DRACK_PS_TX_FULL,		/* ring or Buffers exhausted */
+	DRACK_PS_TX_BAD_RING,		/* owner's index made no sense */
+	DRACK_PS_RX_PACKETS, DRACK_PS_RX_BYTES,
+	DRACK_PS_RX_BAD,		/* completions failing validation */
+	DRACK_PS_RX_ALLOC_FAIL,
+	DRACK_PS_RX_NO_VNIC,		/* for no vNIC of ours */
+	DRACK_PS_NR,
 };
 
 /* A pooled NIC as this host sees it: the virt_queue pair (NIC, host). */
@@ -100,7 +104,7 @@ struct drack_nic_port {
 	u64 *posted;				/* Buffer per post slot */
 	u32 refill_short;			/* posts missing: no Buffers */
 
-	struct drack_nic_port_stats st;
+	struct drack_counters st;		/* enum drack_nic_port_stat */
 };
 
 struct drack_vnic_stats {

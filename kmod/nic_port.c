@@ -63,7 +63,7 @@ static void drack_nic_port_tx_clean(struct drack_nic_port *vp)
 					 vp->owner);
 		drack_ring_resync_producer(&vp->tx, cons);
 		vp->tx_clean = cons;
-		vp->st.tx_bad_ring++;
+		drack_counter_inc(&vp->st, DRACK_PS_TX_BAD_RING);
 		return;
 	}
 	for (; vp->tx_clean != cons; vp->tx_clean++)
@@ -112,11 +112,11 @@ int drack_nic_port_xmit(struct drack_nic_port *vp, struct sk_buff *skb)
 	drack_ring_push(&vp->tx);
 	if (drack_ring_flush(&vp->tx))
 		drack_pool_kick(dd->pool, vp->owner);
-	vp->st.tx_packets++;
-	vp->st.tx_bytes += len;
+	drack_counter_inc(&vp->st, DRACK_PS_TX_PACKETS);
+	drack_counter_add(&vp->st, DRACK_PS_TX_BYTES, len);
 out:
 	if (err == -ENOSPC) {
-		vp->st.tx_full++;
+		drack_counter_inc(&vp->st, DRACK_PS_TX_FULL);
 		/* The owner rings us when it has consumed some. */
 		WRITE_ONCE(vp->ctl->flags, cpu_to_le32(DRACK_VQ_F_TX_WAIT));
 	}
@@ -154,7 +154,7 @@ static void drack_nic_port_demux(struct drack_nic_port *vp, struct sk_buff *skb)
 		drack_vnic_rx(last, &vp->napi, skb);
 		return;
 	}
-	vp->st.rx_no_vnic++;
+	drack_counter_inc(&vp->st, DRACK_PS_RX_NO_VNIC);
 	kfree_skb(skb);
 }
 
@@ -175,7 +175,7 @@ static bool drack_nic_port_match(struct drack_nic_port *vp, u64 off, u32 pprod)
 	for (; vp->posted_head != i; vp->posted_head++) {
 		drack_buf_return(&vp->dd->alloc,
 				 vp->posted[vp->posted_head & mask], vp->owner);
-		vp->st.rx_bad++;
+		drack_counter_inc(&vp->st, DRACK_PS_RX_BAD);
 	}
 	return true;
 }
@@ -192,7 +192,7 @@ static int drack_nic_port_rx(struct drack_nic_port *vp, int budget)
 
 	n = drack_ring_avail(&vp->done);
 	if (n < 0) {
-		vp->st.rx_bad++;
+		drack_counter_inc(&vp->st, DRACK_PS_RX_BAD);
 		return 0;
 	}
 	n = min(n, budget);
@@ -201,12 +201,12 @@ static int drack_nic_port_rx(struct drack_nic_port *vp, int budget)
 		off = le64_to_cpu(ref.off);
 		len = le32_to_cpu(ref.len);
 		if (!drack_nic_port_match(vp, off, pprod)) {
-			vp->st.rx_bad++;	/* not a Buffer we posted */
+			drack_counter_inc(&vp->st, DRACK_PS_RX_BAD);	/* not a Buffer we posted */
 			continue;
 		}
 		vp->posted_head++;
 		if (len < ETH_HLEN || len > DRACK_CLASS_SIZE(DRACK_CLASS_2K)) {
-			vp->st.rx_bad++;
+			drack_counter_inc(&vp->st, DRACK_PS_RX_BAD);
 			drack_buf_return(&vp->dd->alloc, off, vp->owner);
 			continue;
 		}
@@ -215,19 +215,19 @@ static int drack_nic_port_rx(struct drack_nic_port *vp, int budget)
 		/* Copied: the Buffer goes back to the pool of ours. */
 		drack_buf_return(&vp->dd->alloc, off, vp->owner);
 		if (!skb) {
-			vp->st.rx_alloc_fail++;
+			drack_counter_inc(&vp->st, DRACK_PS_RX_ALLOC_FAIL);
 			continue;
 		}
 		if (ref.vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE ||
 		    virtio_net_hdr_to_skb(skb, &ref.vnet, true)) {
-			vp->st.rx_bad++;
+			drack_counter_inc(&vp->st, DRACK_PS_RX_BAD);
 			kfree_skb(skb);
 			continue;
 		}
 		if (ref.vnet.flags & VIRTIO_NET_HDR_F_DATA_VALID)
 			skb->ip_summed = CHECKSUM_UNNECESSARY;
-		vp->st.rx_packets++;
-		vp->st.rx_bytes += len;
+		drack_counter_inc(&vp->st, DRACK_PS_RX_PACKETS);
+		drack_counter_add(&vp->st, DRACK_PS_RX_BYTES, len);
 		drack_nic_port_demux(vp, skb);
 	}
 	if (n)
@@ -313,11 +313,16 @@ struct drack_nic_port *drack_nic_port_attach(struct drack_dev *dd, u32 nic)
 	vp = kzalloc(sizeof(*vp), GFP_KERNEL);
 	if (!vp)
 		return NULL;
+	if (drack_counters_init(&vp->st, DRACK_PS_NR)) {
+		kfree(vp);
+		return NULL;
+	}
 	vp->tx_off = kcalloc(g->vq_ring_entries, sizeof(u64), GFP_KERNEL);
 	vp->posted = kcalloc(g->vq_ring_entries, sizeof(u64), GFP_KERNEL);
 	if (!vp->tx_off || !vp->posted) {
 		kfree(vp->tx_off);
 		kfree(vp->posted);
+		drack_counters_free(&vp->st);
 		kfree(vp);
 		return NULL;
 	}
@@ -421,5 +426,6 @@ void drack_nic_port_detach(struct drack_nic_port *vp, bool owner_gone)
 	drack_nic_port_take_back(vp);
 	kfree(vp->tx_off);
 	kfree(vp->posted);
+	drack_counters_free(&vp->st);
 	kfree(vp);
 }

@@ -191,9 +191,8 @@ void drack_pool_notify_nic(struct drack_pool *pool, u32 nic)
 		ev->nic(pool, nic);
 }
 
-/* Call @fn for every host of @pool that lives in this kernel. */
-static void drack_pool_for_each_local(struct drack_pool *pool,
-				      void (*fn)(struct drack_pool_client *c))
+/* Tell every host of @pool living in this kernel that a table changed. */
+static void drack_pool_tell_local(struct drack_pool *pool, bool nics)
 {
 	struct drack_pool_client *c;
 	u32 h;
@@ -201,20 +200,14 @@ static void drack_pool_for_each_local(struct drack_pool *pool,
 	rcu_read_lock();
 	for (h = 0; h < pool->geo.max_hosts; h++) {
 		c = rcu_dereference(pool->local[h]);
-		if (c)
-			fn(c);
+		if (!c)
+			continue;
+		if (nics)
+			c->ops->nics_changed(c);
+		else
+			c->ops->peers_changed(c);
 	}
 	rcu_read_unlock();
-}
-
-static void drack_pool_client_peers_changed(struct drack_pool_client *c)
-{
-	c->ops->peers_changed(c);
-}
-
-static void drack_pool_client_nics_changed(struct drack_pool_client *c)
-{
-	c->ops->nics_changed(c);
 }
 
 int drack_pool_register(struct drack_pool *pool, void *base, u64 size,
@@ -340,12 +333,12 @@ out:
 
 void drack_pool_peers_changed(struct drack_pool *pool)
 {
-	drack_pool_for_each_local(pool, drack_pool_client_peers_changed);
+	drack_pool_tell_local(pool, false);
 }
 
 void drack_pool_nics_changed(struct drack_pool *pool)
 {
-	drack_pool_for_each_local(pool, drack_pool_client_nics_changed);
+	drack_pool_tell_local(pool, true);
 }
 
 static bool drack_pool_idle(struct drack_pool *pool)

@@ -39,43 +39,63 @@ const struct drack_stat_desc drack_stat_table[DRACK_S_NR] = {
 	DRACK_STAT_ROW(FENCED, "fenced"),
 };
 
-int drack_stats_init(struct drack_stats *s)
+int drack_counters_init(struct drack_counters *c, unsigned int n)
 {
 	int cpu;
 
-	memset(s->ctl, 0, sizeof(s->ctl));
-	s->pcpu = alloc_percpu(struct drack_pcpu_stats);
-	if (!s->pcpu)
+	c->n = n;
+	c->pcpu = __alloc_percpu(struct_size_t(struct drack_pcpu_counters, v,
+					       n),
+				 __alignof__(struct drack_pcpu_counters));
+	if (!c->pcpu)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu)
-		u64_stats_init(&per_cpu_ptr(s->pcpu, cpu)->syncp);
+		u64_stats_init(&per_cpu_ptr(c->pcpu, cpu)->syncp);
 	return 0;
+}
+
+void drack_counters_free(struct drack_counters *c)
+{
+	free_percpu(c->pcpu);
+	c->pcpu = NULL;
+}
+
+void drack_counters_fold(const struct drack_counters *c, u64 *vals)
+{
+	const struct drack_pcpu_counters *p;
+	unsigned int start, i;
+	u64 v;
+	int cpu;
+
+	memset(vals, 0, sizeof(u64) * c->n);
+	for_each_possible_cpu(cpu) {
+		p = per_cpu_ptr(c->pcpu, cpu);
+		for (i = 0; i < c->n; i++) {
+			do {
+				start = u64_stats_fetch_begin(&p->syncp);
+				v = u64_stats_read(&p->v[i]);
+			} while (u64_stats_fetch_retry(&p->syncp, start));
+			vals[i] += v;
+		}
+	}
+}
+
+int drack_stats_init(struct drack_stats *s)
+{
+	memset(s->ctl, 0, sizeof(s->ctl));
+	return drack_counters_init(&s->pcpu, DRACK_S_PCPU_NR);
 }
 
 void drack_stats_free(struct drack_stats *s)
 {
-	free_percpu(s->pcpu);
-	s->pcpu = NULL;
+	drack_counters_free(&s->pcpu);
 }
 
 void drack_stats_fold(const struct drack_stats *s, u64 vals[DRACK_S_NR])
 {
-	const struct drack_pcpu_stats *p;
-	u64 v[DRACK_S_PCPU_NR];
-	unsigned int start;
-	int cpu, i;
+	unsigned int i;
 
-	memset(vals, 0, sizeof(u64) * DRACK_S_NR);
-	for_each_possible_cpu(cpu) {
-		p = per_cpu_ptr(s->pcpu, cpu);
-		do {
-			start = u64_stats_fetch_begin(&p->syncp);
-			for (i = 0; i < DRACK_S_PCPU_NR; i++)
-				v[i] = u64_stats_read(&p->v[i]);
-		} while (u64_stats_fetch_retry(&p->syncp, start));
-		for (i = 0; i < DRACK_S_PCPU_NR; i++)
-			vals[i] += v[i];
-	}
+	drack_counters_fold(&s->pcpu, vals);
 	for (i = DRACK_S_PCPU_NR; i < DRACK_S_NR; i++)
 		vals[i] = READ_ONCE(s->ctl[i - DRACK_S_PCPU_NR]);
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * A host's counters: the data path's per CPU (u64_stats), the control
- * path's plain, and one table (stats.c) that ethtool -S, the genl STATS
- * dump and ndo_get_stats64 all read.
+ * Counters. Data paths count per CPU (struct drack_counters, u64_stats),
+ * control paths in plain words with one writer each. A host's counters
+ * have one table (stats.c) that ethtool -S, the genl STATS dump and
+ * ndo_get_stats64 all read; the NIC pool's objects use the same per-CPU
+ * counters for theirs.
  */
 #ifndef _DRACK_STATS_H
 #define _DRACK_STATS_H
@@ -43,13 +45,39 @@ enum drack_dev_stat {
 	DRACK_S_NR,
 };
 
-struct drack_pcpu_stats {
-	u64_stats_t v[DRACK_S_PCPU_NR];
+/* @n counters per CPU; bh off while counting. */
+struct drack_pcpu_counters {
 	struct u64_stats_sync syncp;
+	u64_stats_t v[];
 };
 
+struct drack_counters {
+	struct drack_pcpu_counters __percpu *pcpu;
+	unsigned int n;
+};
+
+int drack_counters_init(struct drack_counters *c, unsigned int n);
+void drack_counters_free(struct drack_counters *c);
+/* All @c->n counters, summed over CPUs, into @vals. */
+void drack_counters_fold(const struct drack_counters *c, u64 *vals);
+
+static inline void drack_counter_add(struct drack_counters *c,
+				     unsigned int i, u64 n)
+{
+	struct drack_pcpu_counters *p = this_cpu_ptr(c->pcpu);
+
+	u64_stats_update_begin(&p->syncp);
+	u64_stats_add(&p->v[i], n);
+	u64_stats_update_end(&p->syncp);
+}
+
+static inline void drack_counter_inc(struct drack_counters *c, unsigned int i)
+{
+	drack_counter_add(c, i, 1);
+}
+
 struct drack_stats {
-	struct drack_pcpu_stats __percpu *pcpu;
+	struct drack_counters pcpu;
 	u64 ctl[DRACK_S_NR - DRACK_S_PCPU_NR];	/* one writer each (works) */
 };
 
@@ -74,11 +102,7 @@ u64 *drack_stats_ethtool_values(const u64 vals[DRACK_S_NR], u64 *data);
 static inline void drack_stat_add(struct drack_stats *s,
 				  enum drack_dev_stat i, u64 n)
 {
-	struct drack_pcpu_stats *p = this_cpu_ptr(s->pcpu);
-
-	u64_stats_update_begin(&p->syncp);
-	u64_stats_add(&p->v[i], n);
-	u64_stats_update_end(&p->syncp);
+	drack_counter_add(&s->pcpu, i, n);
 }
 
 static inline void drack_stat_inc(struct drack_stats *s,

@@ -254,6 +254,7 @@ static void drack_vnic_get_stats(struct net_device *ndev,
 {
 	struct drack_vnic *vn = netdev_priv(ndev);
 	struct drack_nic_port *vp;
+	u64 v[DRACK_PS_NR];
 
 	memset(data, 0, sizeof(u64) * ARRAY_SIZE(drack_vnic_stat_names));
 	data[0] = (u64)(s64)READ_ONCE(vn->via);
@@ -262,11 +263,12 @@ static void drack_vnic_get_stats(struct net_device *ndev,
 	rcu_read_lock();
 	vp = rcu_dereference(vn->vp);
 	if (vp) {
-		data[3] = READ_ONCE(vp->st.tx_packets);
-		data[4] = READ_ONCE(vp->st.tx_full);
-		data[5] = READ_ONCE(vp->st.rx_packets);
-		data[6] = READ_ONCE(vp->st.rx_bad);
-		data[7] = READ_ONCE(vp->st.rx_no_vnic);
+		drack_counters_fold(&vp->st, v);
+		data[3] = v[DRACK_PS_TX_PACKETS];
+		data[4] = v[DRACK_PS_TX_FULL];
+		data[5] = v[DRACK_PS_RX_PACKETS];
+		data[6] = v[DRACK_PS_RX_BAD];
+		data[7] = v[DRACK_PS_RX_NO_VNIC];
 	}
 	rcu_read_unlock();
 }

@@ -125,21 +125,21 @@ static void drack_xnic_deliver(struct drack_xnic *x, u32 h,
 	u64 off;
 
 	if (len > DRACK_CLASS_SIZE(DRACK_CLASS_2K) || mac_len < ETH_HLEN) {
-		x->st.rx_too_big++;
+		drack_counter_inc(&x->st, DRACK_XS_RX_TOO_BIG);
 		return;
 	}
 	space = drack_ring_space(done);
 	if (space < 0) {
-		x->st.rx_bad_post++;	/* its index on our completions */
+		drack_counter_inc(&x->st, DRACK_XS_RX_BAD_POST);	/* its index on our completions */
 		space = drack_ring_space(done);
 	}
 	n = drack_ring_avail(post);
 	if (n < 0) {
-		x->st.rx_bad_post++;
+		drack_counter_inc(&x->st, DRACK_XS_RX_BAD_POST);
 		return;
 	}
 	if (!n || space <= 0) {
-		x->st.rx_no_buffer++;
+		drack_counter_inc(&x->st, DRACK_XS_RX_NO_BUFFER);
 		return;
 	}
 	off = le64_to_cpu(READ_ONCE(((struct drack_ret *)
@@ -147,11 +147,11 @@ static void drack_xnic_deliver(struct drack_xnic *x, u32 h,
 	drack_ring_consume(post, 1);
 	cls = drack_nic_buf_class(pool, h, off);
 	if (cls < 0) {
-		x->st.rx_bad_post++;
+		drack_counter_inc(&x->st, DRACK_XS_RX_BAD_POST);
 		return;
 	}
 	if (skb_copy_bits(skb, -mac_len, drack_pool_ptr(pool, off), len)) {
-		x->st.rx_too_big++;
+		drack_counter_inc(&x->st, DRACK_XS_RX_TOO_BIG);
 		return;
 	}
 	if (skb->ip_summed == CHECKSUM_UNNECESSARY) {
@@ -173,8 +173,8 @@ static void drack_xnic_deliver(struct drack_xnic *x, u32 h,
 	drack_ring_push(done);
 	if (drack_ring_flush(done))
 		drack_pool_kick(pool, h);
-	x->st.rx_packets++;
-	x->st.rx_bytes += len;
+	drack_counter_inc(&x->st, DRACK_XS_RX_PACKETS);
+	drack_counter_add(&x->st, DRACK_XS_RX_BYTES, len);
 }
 
 static rx_handler_result_t drack_xnic_rx_handler(struct sk_buff **pskb)
@@ -230,17 +230,17 @@ static void drack_xnic_tx_one(struct drack_xnic *x, u32 h,
 	cls = drack_nic_buf_class(pool, h, off);
 	if (cls < 0 || le16_to_cpu(ref->src) != h || len < ETH_HLEN ||
 	    len > DRACK_CLASS_SIZE(cls)) {
-		x->st.tx_bad++;
+		drack_counter_inc(&x->st, DRACK_XS_TX_BAD);
 		return;
 	}
 	buf = drack_pool_ptr(pool, off);
 	if (!drack_xnic_src_ok(x, h, buf + ETH_ALEN)) {
-		x->st.tx_spoofed++;
+		drack_counter_inc(&x->st, DRACK_XS_TX_SPOOFED);
 		return;
 	}
 	skb = drack_skb_from_buf(&x->napi, buf, len);
 	if (!skb) {
-		x->st.tx_dropped++;
+		drack_counter_inc(&x->st, DRACK_XS_TX_DROPPED);
 		return;
 	}
 	skb->dev = x->lower;
@@ -248,14 +248,14 @@ static void drack_xnic_tx_one(struct drack_xnic *x, u32 h,
 	skb_set_network_header(skb, ETH_HLEN);
 	skb->protocol = eth_hdr(skb)->h_proto;
 	if (virtio_net_hdr_to_skb(skb, &ref->vnet, true)) {
-		x->st.tx_bad++;
+		drack_counter_inc(&x->st, DRACK_XS_TX_BAD);
 		kfree_skb(skb);
 		return;
 	}
-	x->st.tx_packets++;
-	x->st.tx_bytes += len;
+	drack_counter_inc(&x->st, DRACK_XS_TX_PACKETS);
+	drack_counter_add(&x->st, DRACK_XS_TX_BYTES, len);
 	if (dev_queue_xmit(skb) != NET_XMIT_SUCCESS)
-		x->st.tx_dropped++;
+		drack_counter_inc(&x->st, DRACK_XS_TX_DROPPED);
 }
 
 static int drack_xnic_tx_host(struct drack_xnic *x, u32 h, int quota)
@@ -266,7 +266,7 @@ static int drack_xnic_tx_host(struct drack_xnic *x, u32 h, int quota)
 
 	n = drack_ring_avail(r);
 	if (n < 0) {
-		x->st.tx_bad++;
+		drack_counter_inc(&x->st, DRACK_XS_TX_BAD);
 		return 0;
 	}
 	n = min(n, quota);
@@ -349,6 +349,7 @@ bool drack_xnic_pending(struct drack_xnic *x)
 void drack_xnic_tick(struct drack_xnic *x)
 {
 	struct drack_nic_entry *e = drack_nic_entry(x->dd->pool, x->id);
+	u64 v[DRACK_XS_NR];
 	u32 depth = 0, h;
 
 	for (h = 0; h < x->dd->nhosts; h++)
@@ -357,13 +358,13 @@ void drack_xnic_tick(struct drack_xnic *x)
 				     READ_ONCE(x->hosts[h].tx.idx),
 				     x->hosts[h].tx.size);
 	WRITE_ONCE(e->queue_depth, cpu_to_le32(depth));
-	WRITE_ONCE(e->tx_bytes, cpu_to_le64(READ_ONCE(x->st.tx_bytes)));
-	WRITE_ONCE(e->rx_bytes, cpu_to_le64(READ_ONCE(x->st.rx_bytes)));
+	drack_counters_fold(&x->st, v);
+	WRITE_ONCE(e->tx_bytes, cpu_to_le64(v[DRACK_XS_TX_BYTES]));
+	WRITE_ONCE(e->rx_bytes, cpu_to_le64(v[DRACK_XS_RX_BYTES]));
 	WRITE_ONCE(e->drops,
-		   cpu_to_le64(READ_ONCE(x->st.rx_no_buffer) +
-			       READ_ONCE(x->st.tx_dropped) +
-			       READ_ONCE(x->st.tx_bad) +
-			       READ_ONCE(x->st.rx_bad_post)));
+		   cpu_to_le64(v[DRACK_XS_RX_NO_BUFFER] +
+			       v[DRACK_XS_TX_DROPPED] + v[DRACK_XS_TX_BAD] +
+			       v[DRACK_XS_RX_BAD_POST]));
 	/* Attaches, detaches and MAC changes noticed even if nobody rings. */
 	napi_schedule(&x->napi);
 }
@@ -463,8 +464,13 @@ int drack_xnic_export(struct drack_dev *dd, struct net_device *lower,
 	x = kvzalloc(sizeof(*x), GFP_KERNEL);
 	if (!x)
 		return -ENOMEM;
+	if (drack_counters_init(&x->st, DRACK_XS_NR)) {
+		kvfree(x);
+		return -ENOMEM;
+	}
 	id = drack_xnic_claim(dd, lower);
 	if (id < 0) {
+		drack_counters_free(&x->st);
 		kvfree(x);
 		NL_SET_ERR_MSG(extack, "the pool's NIC table is full");
 		return id;
@@ -537,6 +543,7 @@ err_napi:
 	napi_disable(&x->napi);
 	netif_napi_del(&x->napi);
 	WRITE_ONCE(e->state, cpu_to_le32(DRACK_NIC_FREE));
+	drack_counters_free(&x->st);
 	kvfree(x);
 	return err;
 }
@@ -577,5 +584,6 @@ void drack_xnic_unexport(struct drack_xnic *x)
 	netdev_put(x->lower, &x->lower_tracker);
 	drack_pool_nics_changed(pool);
 	drack_pool_notify_nic(pool, x->id);
+	drack_counters_free(&x->st);
 	kvfree(x);
 }
