@@ -61,11 +61,12 @@ main() {
 		done
 	fi
 	echo "KTAP version 1"
-	echo "1..$((4 + ${#tests[@]} + ${#multi[@]}))"
+	echo "1..$((5 + ${#tests[@]} + ${#multi[@]}))"
 
 	step install_deps bash tests/install-deps.sh
 	step build make || build=1
 	step check_612 make check-612
+	step layers bash tests/lint/layers.sh
 
 	local first=$((N + 1))
 	if ((build)); then
