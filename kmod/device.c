@@ -231,6 +231,15 @@ static int drack_newlink(struct net *src_net, struct net_device *ndev,
 	if (data && data[IFLA_DRACK_HOST])
 		host = nla_get_u32(data[IFLA_DRACK_HOST]);
 
+	/*
+	 * rtnetlink asked for CAP_NET_ADMIN over the target netns only; a
+	 * pool is shared with the whole rack, so joining one takes it in
+	 * the initial user namespace.
+	 */
+	if (!capable(CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG_MOD(extack, "joining a pool needs CAP_NET_ADMIN in the initial user namespace");
+		return -EPERM;
+	}
 	err = drack_stats_init(&dd->stats);
 	if (err)
 		return err;
