@@ -55,7 +55,7 @@ static void drack_nic_port_tx_clean(struct drack_nic_port *vp)
 	 * from the owner's index.
 	 */
 	if (cons - vp->tx_clean > prod - vp->tx_clean ||
-	    drack_ring_prod(&vp->tx) != vp->tx.kicked) {
+	    drack_ring_prod(&vp->tx) != vp->tx.pub) {
 		for (; vp->tx_clean != prod; vp->tx_clean++)
 			drack_buf_return(&vp->dd->alloc,
 					 vp->tx_off[vp->tx_clean &

@@ -31,6 +31,7 @@ struct drack_ring {
 	u32 size;			/* entries, a power of two */
 	u32 esize;			/* bytes per entry */
 	u32 idx;			/* our side's index, kernel memory */
+	u32 pub;			/* producer: idx as last published */
 	u32 kicked;			/* producer: idx at the last doorbell */
 };
 
@@ -43,6 +44,7 @@ static inline void drack_ring_init(struct drack_ring *r, void *hdr, u32 size,
 	r->size = size;
 	r->esize = esize;
 	r->idx = 0;
+	r->pub = 0;
 	r->kicked = 0;
 }
 
@@ -69,20 +71,22 @@ static inline void drack_ring_reset(struct drack_ring *r)
 	WRITE_ONCE(r->hdr->cons, 0);
 	WRITE_ONCE(r->hdr->event, 0);
 	r->idx = 0;
+	r->pub = 0;
 	r->kicked = 0;
 }
 
 /* ---- producer ---- */
 
 /*
- * Make entries up to r->idx visible. Only through drack_ring_flush() and
- * the resync/adopt helpers, which keep r->kicked equal to what the pool
- * shows, so that drack_ring_space() notices a ring reset under it.
+ * Make entries up to r->idx visible, without a doorbell. r->pub keeps
+ * what the pool should show, so that drack_ring_space() notices a ring
+ * reset under it.
  */
 static inline void drack_ring_publish(struct drack_ring *r)
 {
 	/* Pairs with drack_ring_avail(): entries are written first. */
 	smp_store_release(&r->hdr->prod, cpu_to_le32(r->idx));
+	r->pub = r->idx;
 }
 
 /*
@@ -109,7 +113,7 @@ static inline int drack_ring_space(struct drack_ring *r)
 	u32 cons = le32_to_cpu(smp_load_acquire(&r->hdr->cons));
 	u32 used = r->idx - cons;
 
-	if (used > r->size || drack_ring_prod(r) != r->kicked) {
+	if (used > r->size || drack_ring_prod(r) != r->pub) {
 		drack_ring_resync_producer(r, cons);
 		return -1;
 	}
@@ -135,9 +139,16 @@ static inline void drack_ring_push(struct drack_ring *r)
 	r->idx++;
 }
 
+/* Push and make visible at once; the doorbell waits for the flush. */
+static inline void drack_ring_post(struct drack_ring *r)
+{
+	drack_ring_push(r);
+	drack_ring_publish(r);
+}
+
 /*
  * Publish what was pushed and tell whether the consumer asked for a
- * doorbell on one of the entries pushed since the last flush: the one
+ * doorbell on one of the entries produced since the last flush: the one
  * batching and event-index rule of every ring.
  */
 static inline bool drack_ring_flush(struct drack_ring *r)
@@ -146,7 +157,8 @@ static inline bool drack_ring_flush(struct drack_ring *r)
 
 	if (r->idx == old)
 		return false;
-	drack_ring_publish(r);
+	if (r->idx != r->pub)
+		drack_ring_publish(r);
 	r->kicked = r->idx;
 	/* Pairs with drack_ring_arm(): prod is visible before the wish read. */
 	smp_mb();

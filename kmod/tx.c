@@ -76,7 +76,8 @@ static int drack_tx_one(struct drack_dev *dd, struct sk_buff *skb, u32 peer,
 	ref->src = cpu_to_le16(dd->host);
 	ref->flags = cpu_to_le16(flags);
 	memcpy(&ref->vnet, vnet, sizeof(*vnet));
-	drack_ring_push(&p->ref_out);
+	/* Visible now: the peer may be polling; the doorbell is batched. */
+	drack_ring_post(&p->ref_out);
 	dd->kick_pending |= BIT_ULL(peer);
 
 	drack_stat_inc(&dd->stats, DRACK_S_TX_REFS);
