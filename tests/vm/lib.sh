@@ -115,7 +115,7 @@ vm_ivshmem_args() {
 	echo "-object memory-backend-file,id=$id,share=on,mem-path=$1,size=$size -device ivshmem-plain,memdev=$id"
 }
 
-# The memory comes from the server (tools/drack-ivshmem-server -S SOCKET),
+# The memory comes from the server (tools/ivshmem-server/drack-ivshmem-server -S SOCKET),
 # which must be listening when the guest starts; VECTORS at least its -n.
 vm_ivshmem_doorbell_args() {
 	local id=${2:-ivs0} vectors=${3:-1}

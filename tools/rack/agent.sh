@@ -24,7 +24,7 @@ CTL=$OUT/ctl
 # ip4/ip6/host_mac: the addressing of the netns tests, DRACK_KO, DRACK_FMD
 # shellcheck source=../../tests/net/lib.sh
 DRACK_LOGDIR=/tmp/drack-rack DRACK_TEST=rack . tests/net/lib.sh
-export PATH=$PWD/tools:$PATH
+export PATH=$PWD/tools/drackctl:$PWD/tools/drack-fmd:$PWD/tools/ivshmem-server:$PATH
 # A 6.12 guest loads the module `make check-612` built for it.
 if [[ $(uname -r) == 6.12.* && -e .build-612/kmod/drack.ko ]]; then
 	DRACK_KO=$PWD/.build-612/kmod/drack.ko

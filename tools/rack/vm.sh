@@ -35,7 +35,7 @@ pool_remove() {
 	rm -f "$RACK_POOL" "$RACK_POOL".lsa*
 }
 
-server_bin() { echo "$RACK_TOP/tools/drack-ivshmem-server"; }
+server_bin() { echo "$RACK_TOP/tools/ivshmem-server/drack-ivshmem-server"; }
 server_sock() { echo "$STATE/ivshmem.sock"; }
 
 server_start() {

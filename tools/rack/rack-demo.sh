@@ -5,10 +5,10 @@
 # emulated rack in it: four hosts (network namespaces) on one ram pool,
 # drack-fmd granting Sections, unmodified apps talking over rack0.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 bash tests/install-deps.sh
 make -s all
 echo "demo: booting a guest (QEMU, about 10 s) ..."
 exec tests/vm/run-guest.sh --timeout 600 --name drack-demo -- \
-	bash tools/rack-demo-guest.sh
+	bash tools/rack/rack-demo-guest.sh
