@@ -52,6 +52,7 @@ demo:
 	tools/rack/drack-rack demo
 
 demo-netns:
+	bash tests/install-deps.sh
 	bash tools/rack/rack-demo.sh
 
 bench:

@@ -55,8 +55,10 @@ DRACK_KO=${DRACK_KO:-$DRACK_TOP/kmod/drack.ko}
 DRACK_FMD=${DRACK_FMD:-$DRACK_TOP/tools/drack-fmd/drack-fmd}
 DRACK_TEST=${DRACK_TEST:-$(basename "$0" .sh)}
 DRACK_POOL_DEV=/dev/drack_pool0
-DRACK_NET4=198.18.0
-DRACK_NET6=2001:db8:d7:
+# DRACK_NET4, DRACK_NET6, ip4, ip6, host_mac: rack0's addressing, one copy
+# shared with the rack launcher
+# shellcheck source=../../tools/rack/addr.sh
+. "$DRACK_TOP/tools/rack/addr.sh"
 DRACK_LOGDIR=${DRACK_LOGDIR:-/tmp/drack-test/$DRACK_TEST}
 mkdir -p "$DRACK_LOGDIR"
 
@@ -133,10 +135,6 @@ ktap_finish() {
 log() { diag "$*"; }
 
 # ---- small helpers --------------------------------------------------------
-
-ip4() { echo "$DRACK_NET4.$(($1 + 1))"; }
-ip6() { echo "$DRACK_NET6:$(($1 + 1))"; }
-host_mac() { printf '02:44:52:%02x:%02x:%02x' "${2:-0}" $(($1 >> 8)) $(($1 & 255)); }
 
 # in NS CMD...: run in a host's netns
 in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
