@@ -3,38 +3,39 @@
  * drackctl nic mptcp: spread flows over the vNICs with MPTCP. "on" adds
  * an endpoint with the subflow flag for every IPv4 and IPv6 address (not
  * link-local) of every vNIC of this network namespace and raises the
- * limits to 8 subflows and 8 accepted ADD_ADDRs, as
+ * limits to 8 subflows and 8 accepted ADD_ADDRs; "off" deletes the
+ * endpoints of the vNICs (the limits stay); "show" lists them.
  *
- *	ip mptcp endpoint add ADDR dev VNIC subflow
+ * The kernel's MPTCP path manager is iproute2's business: this runs
+ *
  *	ip mptcp limits set subflows 8 add_addr_accepted 8
+ *	ip mptcp endpoint add ADDR dev VNIC subflow
+ *	ip mptcp endpoint delete id ID
+ *	ip -j mptcp endpoint show
  *
- * would; "off" deletes the endpoints of the vNICs (the limits stay);
- * "show" lists them. It talks to the kernel's MPTCP path manager, the
- * generic netlink family "mptcp_pm", directly rather than through ip(8).
+ * (fork and exec, no shell) and reports ip's own message when it fails.
  * "nic policy" (ctl-nic-policy.c) turns the endpoints on and off and
  * counts them with ctl_nic_mptcp_set() and ctl_nic_mptcp_count().
  */
+#define _GNU_SOURCE	/* pipe2 */
 #include <errno.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <linux/mptcp.h>
-#include <linux/netlink.h>
-#include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
-#include <netlink/netlink.h>
+#include <json-c/json.h>
 #include "ctl.h"
 
-#ifndef SOL_NETLINK
-#define SOL_NETLINK 270
-#endif
-
-#define MP_LIMIT	8	/* the kernel's maximum (MPTCP_PM_ADDR_MAX) */
+#define MP_LIMIT	"8"	/* the kernel's maximum (MPTCP_PM_ADDR_MAX) */
+#define MP_ARGS		12	/* the longest ip command line, NULL included */
 
 static void usage(FILE *out)
 {
@@ -46,7 +47,153 @@ static void usage(FILE *out)
 		"show: the MPTCP endpoints of the vNICs.\n");
 }
 
-/* ---- MPTCP path manager requests ------------------------------------ */
+/* ---- running ip(8) ---------------------------------------------------- */
+
+/* A growing buffer for what ip writes. */
+struct mp_buf {
+	char *s;
+	size_t len, cap;
+};
+
+/* Read what @fd has into @b: 0 at end of file, 1 for more, -errno. */
+static int mp_buf_read(struct mp_buf *b, int fd)
+{
+	ssize_t n;
+	char *s;
+
+	if (b->cap - b->len < 4096) {
+		s = realloc(b->s, b->cap + 65536);
+		if (!s)
+			return -ENOMEM;
+		b->s = s;
+		b->cap += 65536;
+	}
+	n = read(fd, b->s + b->len, b->cap - b->len - 1);
+	if (n < 0)
+		return errno == EINTR ? 1 : -errno;
+	b->len += (size_t)n;
+	b->s[b->len] = '\0';
+	return n > 0;
+}
+
+static void mp_cmdline(char *const argv[], char *buf, size_t len)
+{
+	size_t off = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; argv[i] && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+					i ? " " : "", argv[i]);
+}
+
+/*
+ * Run ip with @argv (argv[0] "ip"), its stdout into *@out (free() it) if
+ * @out, else to /dev/null. CTL_OK, or "Error: WHAT: `ip ...` failed: its
+ * message." and CTL_EKERNEL.
+ */
+static int mp_ip(const char *what, char *const argv[], char **out)
+{
+	struct mp_buf o = { 0 }, e = { 0 };
+	int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
+	char cmd[256], *msg;
+	int status, err = 0, r;
+	struct pollfd pfd[2];
+	size_t n;
+	pid_t pid;
+
+	mp_cmdline(argv, cmd, sizeof(cmd));
+	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC)) {
+		err = -errno;
+		goto fail;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		goto fail;
+	}
+	if (!pid) {
+		dup2(po[1], STDOUT_FILENO);
+		dup2(pe[1], STDERR_FILENO);
+		execvp("ip", argv);
+		/* not in PATH: where Debian puts it */
+		execv("/usr/sbin/ip", argv);
+		execv("/sbin/ip", argv);
+		fprintf(stderr, "cannot run ip (iproute2): %s", strerror(errno));
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	po[1] = pe[1] = -1;
+	pfd[0] = (struct pollfd){ .fd = po[0], .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = pe[0], .events = POLLIN };
+	while (pfd[0].fd >= 0 || pfd[1].fd >= 0) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		for (n = 0; n < 2; n++) {
+			if (pfd[n].fd < 0 || !pfd[n].revents)
+				continue;
+			r = mp_buf_read(n ? &e : &o, pfd[n].fd);
+			if (r < 0 && !err)
+				err = r;
+			if (r <= 0)
+				pfd[n].fd = -1;
+		}
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			err = -errno;
+			break;
+		}
+	if (err)
+		goto fail;
+	if (WIFEXITED(status) && !WEXITSTATUS(status)) {
+		if (out)
+			*out = o.s ? o.s : strdup("");
+		else
+			free(o.s);
+		free(e.s);
+		close(po[0]);
+		close(pe[0]);
+		return out && !*out ? ctl_err(-ENOMEM, NULL, what) : CTL_OK;
+	}
+	/* ip's message: its last line, without its own "Error: " */
+	msg = e.s ? e.s : "";
+	while (e.len && (msg[e.len - 1] == '\n' || msg[e.len - 1] == '.'))
+		msg[--e.len] = '\0';
+	if (strrchr(msg, '\n'))
+		msg = strrchr(msg, '\n') + 1;
+	if (!strncmp(msg, "Error: ", 7))
+		msg += 7;
+	if (WIFEXITED(status))
+		fprintf(stderr, "Error: %s: `%s` failed (exit status %d)%s%s.\n",
+			what, cmd, WEXITSTATUS(status), *msg ? ": " : "", msg);
+	else
+		fprintf(stderr, "Error: %s: `%s` was killed by signal %d.\n",
+			what, cmd, WTERMSIG(status));
+	free(o.s);
+	free(e.s);
+	close(po[0]);
+	close(pe[0]);
+	return CTL_EKERNEL;
+fail:
+	free(o.s);
+	free(e.s);
+	for (n = 0; n < 2; n++) {
+		if (po[n] >= 0)
+			close(po[n]);
+		if (pe[n] >= 0)
+			close(pe[n]);
+	}
+	return ctl_err(err, NULL, what);
+}
+
+/* ---- the endpoints ------------------------------------------------------ */
 
 struct mp_addr {
 	int family;			/* AF_INET, AF_INET6 */
@@ -54,217 +201,97 @@ struct mp_addr {
 		struct in_addr v4;
 		struct in6_addr v6;
 	} a;
-	uint8_t id;
-	uint32_t flags;			/* MPTCP_PM_ADDR_FLAG_* */
-	int ifindex;
+	unsigned int id;
+	bool signal, subflow, backup, fullmesh;
+	char dev[IF_NAMESIZE];		/* empty: no device */
 };
 
 struct mp {
-	struct nl_sock *sk;
-	int family;
 	struct mp_addr *ep;		/* the endpoints, after mp_dump() */
 	int nep;
 };
 
-struct mp_txn {
-	int err;			/* -errno from the kernel */
-	bool done;
-	char msg[DRACK_ERRMSG_MAX];	/* its extack message */
-	int (*parse)(struct nlmsghdr *nlh, void *arg);
-	void *arg;
-	int stop;
-};
-
-static int mp_valid_cb(struct nl_msg *msg, void *arg)
+/* Does the kernel have MPTCP (in this network namespace)? */
+static bool mp_present(void)
 {
-	struct mp_txn *t = arg;
-
-	if (t->parse && !t->stop)
-		t->stop = t->parse(nlmsg_hdr(msg), t->arg);
-	return NL_OK;
+	return !access("/proc/sys/net/mptcp", F_OK);
 }
 
-static int mp_done_cb(struct nl_msg *msg, void *arg)
+static bool mp_json_bool(struct json_object *o, const char *key)
 {
-	struct mp_txn *t = arg;
+	struct json_object *v;
 
-	(void)msg;
-	t->done = true;
-	return NL_STOP;
+	return json_object_object_get_ex(o, key, &v) &&
+	       json_object_get_boolean(v);
 }
 
-static int mp_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+/* One object of `ip -j mptcp endpoint show` into @a: 0, or -EINVAL. */
+static int mp_parse_ep(struct json_object *o, struct mp_addr *a)
 {
-	const struct nlmsghdr *nlh = (const void *)((char *)e - NLMSG_HDRLEN);
-	struct mp_txn *t = arg;
-	const char *tlv, *end = (const char *)nlh + nlh->nlmsg_len;
-	struct nlattr *a;
-	int rem;
+	struct json_object *v;
+	const char *s;
 
-	(void)nla;
-	t->done = true;
-	t->err = e->error;
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return NL_STOP;
-	tlv = (const char *)&e->msg;
-	tlv += (nlh->nlmsg_flags & NLM_F_CAPPED) ? sizeof(e->msg) :
-		NLMSG_ALIGN(e->msg.nlmsg_len);
-	if (tlv >= end)
-		return NL_STOP;
-	nla_for_each_attr(a, (struct nlattr *)tlv, (int)(end - tlv), rem) {
-		if (nla_type(a) == NLMSGERR_ATTR_MSG && nla_len(a) > 0) {
-			snprintf(t->msg, sizeof(t->msg), "%.*s", nla_len(a),
-				 (const char *)nla_data(a));
-			break;
-		}
-	}
-	return NL_STOP;
-}
-
-/* Send @msg (consumed) and read the replies: 0 or -errno, t->msg. */
-static int mp_txn(struct mp *m, struct nl_msg *msg, struct mp_txn *t)
-{
-	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
-	int err;
-
-	if (!cb) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
-	err = nl_send_auto(m->sk, msg);
-	nlmsg_free(msg);
-	if (err < 0) {
-		nl_cb_put(cb);
-		return -EIO;
-	}
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, mp_valid_cb, t);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, mp_done_cb, t);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, mp_done_cb, t);
-	nl_cb_err(cb, NL_CB_CUSTOM, mp_err_cb, t);
-	while (!t->done) {
-		err = nl_recvmsgs(m->sk, cb);
-		if (err < 0 && !t->done) {
-			t->err = -EIO;
-			break;
-		}
-	}
-	nl_cb_put(cb);
-	return t->err ? t->err : t->stop;
-}
-
-static struct nl_msg *mp_msg(struct mp *m, uint8_t cmd, int flags)
-{
-	struct nl_msg *msg = nlmsg_alloc();
-
-	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, m->family, 0,
-				flags, cmd, MPTCP_PM_VER)) {
-		nlmsg_free(msg);
-		msg = NULL;
-	}
-	return msg;
-}
-
-/* "Error: MSG." or "Error: WHAT: strerror." */
-static int mp_err(int err, const struct mp_txn *t, const char *what)
-{
-	if (err == -EPERM && !t->msg[0])
-		fprintf(stderr, "Error: %s: %s (needs CAP_NET_ADMIN).\n", what,
-			strerror(-err));
-	else if (t->msg[0])
-		fprintf(stderr, "Error: %s: %s.\n", what, t->msg);
+	memset(a, 0, sizeof(*a));
+	if (!json_object_object_get_ex(o, "address", &v) ||
+	    !(s = json_object_get_string(v)))
+		return -EINVAL;
+	if (inet_pton(AF_INET, s, &a->a.v4) == 1)
+		a->family = AF_INET;
+	else if (inet_pton(AF_INET6, s, &a->a.v6) == 1)
+		a->family = AF_INET6;
 	else
-		fprintf(stderr, "Error: %s: %s.\n", what, strerror(-err));
-	return CTL_EKERNEL;
-}
-
-/* Without MPTCP in the kernel: an error if @need, else m->family < 0. */
-static int mp_open(struct mp *m, bool need)
-{
-	int one = 1;
-
-	memset(m, 0, sizeof(*m));
-	m->sk = nl_socket_alloc();
-	if (!m->sk || genl_connect(m->sk)) {
-		fprintf(stderr, "Error: cannot open a generic netlink socket.\n");
-		return CTL_EKERNEL;
-	}
-	setsockopt(nl_socket_get_fd(m->sk), SOL_NETLINK, NETLINK_EXT_ACK,
-		   &one, sizeof(one));
-	setsockopt(nl_socket_get_fd(m->sk), SOL_NETLINK, NETLINK_CAP_ACK,
-		   &one, sizeof(one));
-	m->family = genl_ctrl_resolve(m->sk, MPTCP_PM_NAME);
-	if (m->family < 0 && need) {
-		fprintf(stderr, "Error: the kernel has no MPTCP path manager (generic netlink family \"%s\" not found): is it built with CONFIG_MPTCP?\n",
-			MPTCP_PM_NAME);
-		return CTL_EKERNEL;
-	}
-	return CTL_OK;
-}
-
-static void mp_close(struct mp *m)
-{
-	nl_socket_free(m->sk);
-	free(m->ep);
-	memset(m, 0, sizeof(*m));
-}
-
-static struct nla_policy mp_addr_policy[MPTCP_PM_ADDR_ATTR_MAX + 1] = {
-	[MPTCP_PM_ADDR_ATTR_FAMILY]	= { .type = NLA_U16 },
-	[MPTCP_PM_ADDR_ATTR_ID]		= { .type = NLA_U8 },
-	[MPTCP_PM_ADDR_ATTR_ADDR4]	= { .minlen = 4 },
-	[MPTCP_PM_ADDR_ATTR_ADDR6]	= { .minlen = 16 },
-	[MPTCP_PM_ADDR_ATTR_FLAGS]	= { .type = NLA_U32 },
-	[MPTCP_PM_ADDR_ATTR_IF_IDX]	= { .type = NLA_U32 },
-};
-
-static int mp_dump_parse(struct nlmsghdr *nlh, void *arg)
-{
-	struct nlattr *tb[MPTCP_PM_ATTR_MAX + 1];
-	struct nlattr *at[MPTCP_PM_ADDR_ATTR_MAX + 1];
-	struct mp *m = arg;
-	struct mp_addr a, *ep;
-
-	if (genlmsg_parse(nlh, 0, tb, MPTCP_PM_ATTR_MAX, NULL) < 0 ||
-	    !tb[MPTCP_PM_ATTR_ADDR] ||
-	    nla_parse_nested(at, MPTCP_PM_ADDR_ATTR_MAX, tb[MPTCP_PM_ATTR_ADDR],
-			     mp_addr_policy) < 0 || !at[MPTCP_PM_ADDR_ATTR_FAMILY])
-		return 0;
-	memset(&a, 0, sizeof(a));
-	a.family = nla_get_u16(at[MPTCP_PM_ADDR_ATTR_FAMILY]);
-	if (a.family == AF_INET && at[MPTCP_PM_ADDR_ATTR_ADDR4])
-		memcpy(&a.a.v4, nla_data(at[MPTCP_PM_ADDR_ATTR_ADDR4]), 4);
-	else if (a.family == AF_INET6 && at[MPTCP_PM_ADDR_ATTR_ADDR6])
-		memcpy(&a.a.v6, nla_data(at[MPTCP_PM_ADDR_ATTR_ADDR6]), 16);
-	else
-		return 0;
-	if (at[MPTCP_PM_ADDR_ATTR_ID])
-		a.id = nla_get_u8(at[MPTCP_PM_ADDR_ATTR_ID]);
-	if (at[MPTCP_PM_ADDR_ATTR_FLAGS])
-		a.flags = nla_get_u32(at[MPTCP_PM_ADDR_ATTR_FLAGS]);
-	if (at[MPTCP_PM_ADDR_ATTR_IF_IDX])
-		a.ifindex = (int)nla_get_u32(at[MPTCP_PM_ADDR_ATTR_IF_IDX]);
-	ep = realloc(m->ep, (m->nep + 1) * sizeof(*ep));
-	if (!ep)
-		return -ENOMEM;
-	m->ep = ep;
-	m->ep[m->nep++] = a;
+		return -EINVAL;
+	if (json_object_object_get_ex(o, "id", &v))
+		a->id = (unsigned int)json_object_get_int(v);
+	if (json_object_object_get_ex(o, "dev", &v) &&
+	    (s = json_object_get_string(v)))
+		snprintf(a->dev, sizeof(a->dev), "%s", s);
+	a->signal = mp_json_bool(o, "signal");
+	a->subflow = mp_json_bool(o, "subflow");
+	a->backup = mp_json_bool(o, "backup");
+	a->fullmesh = mp_json_bool(o, "fullmesh");
 	return 0;
 }
 
 /* Every MPTCP endpoint of this network namespace into m->ep. */
 static int mp_dump(struct mp *m)
 {
-	struct mp_txn t = { .parse = mp_dump_parse, .arg = m };
-	struct nl_msg *msg = mp_msg(m, MPTCP_PM_CMD_GET_ADDR, NLM_F_DUMP);
-	int err;
+	static char *const argv[] = { "ip", "-j", "mptcp", "endpoint", "show",
+				      NULL };
+	const char *what = "listing MPTCP endpoints";
+	struct json_object *all, *o;
+	char *out = NULL;
+	size_t i, n;
+	int ret;
 
 	free(m->ep);
 	m->ep = NULL;
 	m->nep = 0;
-	if (!msg)
-		return mp_err(-ENOMEM, &t, "listing MPTCP endpoints");
-	err = mp_txn(m, msg, &t);
-	return err ? mp_err(err, &t, "listing MPTCP endpoints") : CTL_OK;
+	ret = mp_ip(what, argv, &out);
+	if (ret)
+		return ret;
+	/* nothing at all when there is no endpoint */
+	all = *out ? json_tokener_parse(out) : json_object_new_array();
+	free(out);
+	if (!all || !json_object_is_type(all, json_type_array)) {
+		json_object_put(all);
+		fprintf(stderr, "Error: %s: `ip -j mptcp endpoint show` printed no JSON array.\n",
+			what);
+		return CTL_EKERNEL;
+	}
+	n = json_object_array_length(all);
+	m->ep = calloc(n ? n : 1, sizeof(*m->ep));
+	if (!m->ep) {
+		json_object_put(all);
+		return ctl_err(-ENOMEM, NULL, what);
+	}
+	for (i = 0; i < n; i++) {
+		o = json_object_array_get_idx(all, i);
+		if (!mp_parse_ep(o, &m->ep[m->nep]))
+			m->nep++;
+	}
+	json_object_put(all);
+	return CTL_OK;
 }
 
 static bool mp_same_addr(const struct mp_addr *x, const struct mp_addr *y)
@@ -283,69 +310,36 @@ static const char *mp_ntop(const struct mp_addr *a, char *buf, size_t len)
 	return buf;
 }
 
-static int mp_add(struct mp *m, const struct mp_addr *a, const char *dev)
+static int mp_add(const struct mp_addr *a, const char *dev)
 {
-	struct mp_txn t = { 0 };
-	struct nl_msg *msg = mp_msg(m, MPTCP_PM_CMD_ADD_ADDR, 0);
-	struct nlattr *nest;
-	char what[INET6_ADDRSTRLEN + 64], addr[INET6_ADDRSTRLEN];
-	int err;
+	char addr[INET6_ADDRSTRLEN], what[INET6_ADDRSTRLEN + 64];
+	char *argv[MP_ARGS] = { "ip", "mptcp", "endpoint", "add", addr, "dev",
+				(char *)dev, "subflow", NULL };
 
-	snprintf(what, sizeof(what), "adding endpoint %s dev %s",
-		 mp_ntop(a, addr, sizeof(addr)), dev);
-	if (!msg)
-		return mp_err(-ENOMEM, &t, what);
-	nest = nla_nest_start(msg, MPTCP_PM_ATTR_ADDR | NLA_F_NESTED);
-	if (!nest ||
-	    nla_put_u16(msg, MPTCP_PM_ADDR_ATTR_FAMILY, (uint16_t)a->family) ||
-	    (a->family == AF_INET ?
-	     nla_put(msg, MPTCP_PM_ADDR_ATTR_ADDR4, 4, &a->a.v4) :
-	     nla_put(msg, MPTCP_PM_ADDR_ATTR_ADDR6, 16, &a->a.v6)) ||
-	    nla_put_u32(msg, MPTCP_PM_ADDR_ATTR_FLAGS, a->flags) ||
-	    nla_put_s32(msg, MPTCP_PM_ADDR_ATTR_IF_IDX, a->ifindex)) {
-		nlmsg_free(msg);
-		return mp_err(-ENOMEM, &t, what);
-	}
-	nla_nest_end(msg, nest);
-	err = mp_txn(m, msg, &t);
-	return err ? mp_err(err, &t, what) : CTL_OK;
+	mp_ntop(a, addr, sizeof(addr));
+	snprintf(what, sizeof(what), "adding endpoint %s dev %s", addr, dev);
+	return mp_ip(what, argv, NULL);
 }
 
-static int mp_del(struct mp *m, const struct mp_addr *a)
+static int mp_del(const struct mp_addr *a)
 {
-	struct mp_txn t = { 0 };
-	struct nl_msg *msg = mp_msg(m, MPTCP_PM_CMD_DEL_ADDR, 0);
-	struct nlattr *nest;
-	char what[INET6_ADDRSTRLEN + 64], addr[INET6_ADDRSTRLEN];
-	int err;
+	char addr[INET6_ADDRSTRLEN], id[16], what[INET6_ADDRSTRLEN + 64];
+	char *argv[MP_ARGS] = { "ip", "mptcp", "endpoint", "delete", "id", id,
+				NULL };
 
+	snprintf(id, sizeof(id), "%u", a->id);
 	snprintf(what, sizeof(what), "deleting endpoint %s id %u",
 		 mp_ntop(a, addr, sizeof(addr)), a->id);
-	if (!msg)
-		return mp_err(-ENOMEM, &t, what);
-	nest = nla_nest_start(msg, MPTCP_PM_ATTR_ADDR | NLA_F_NESTED);
-	if (!nest || nla_put_u8(msg, MPTCP_PM_ADDR_ATTR_ID, a->id)) {
-		nlmsg_free(msg);
-		return mp_err(-ENOMEM, &t, what);
-	}
-	nla_nest_end(msg, nest);
-	err = mp_txn(m, msg, &t);
-	return err ? mp_err(err, &t, what) : CTL_OK;
+	return mp_ip(what, argv, NULL);
 }
 
-static int mp_limits(struct mp *m)
+static int mp_limits(void)
 {
-	struct mp_txn t = { 0 };
-	struct nl_msg *msg = mp_msg(m, MPTCP_PM_CMD_SET_LIMITS, 0);
-	int err;
+	static char *const argv[] = { "ip", "mptcp", "limits", "set",
+				      "subflows", MP_LIMIT,
+				      "add_addr_accepted", MP_LIMIT, NULL };
 
-	if (!msg || nla_put_u32(msg, MPTCP_PM_ATTR_SUBFLOWS, MP_LIMIT) ||
-	    nla_put_u32(msg, MPTCP_PM_ATTR_RCV_ADD_ADDRS, MP_LIMIT)) {
-		nlmsg_free(msg);
-		return mp_err(-ENOMEM, &t, "setting MPTCP limits");
-	}
-	err = mp_txn(m, msg, &t);
-	return err ? mp_err(err, &t, "setting MPTCP limits") : CTL_OK;
+	return mp_ip("setting MPTCP limits", argv, NULL);
 }
 
 /* ---- on, off, show --------------------------------------------------- */
@@ -376,6 +370,16 @@ static void mp_warn_disabled(void)
 		fprintf(stderr, "Warning: MPTCP is disabled in this network namespace (sysctl net.mptcp.enabled = 0).\n");
 }
 
+static void mp_sockaddr(const struct sockaddr *sa, struct mp_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->family = sa->sa_family;
+	if (a->family == AF_INET)
+		a->a.v4 = ((const struct sockaddr_in *)(const void *)sa)->sin_addr;
+	else if (a->family == AF_INET6)
+		a->a.v6 = ((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+}
+
 static int mp_on(struct mp *m, const struct ctl_vnics *vs)
 {
 	struct ifaddrs *ifa, *i;
@@ -385,7 +389,7 @@ static int mp_on(struct mp *m, const struct ctl_vnics *vs)
 	bool exists;
 
 	mp_warn_disabled();
-	ret = mp_limits(m);
+	ret = mp_limits();
 	if (ret)
 		return ret;
 	if (getifaddrs(&ifa))
@@ -393,25 +397,16 @@ static int mp_on(struct mp *m, const struct ctl_vnics *vs)
 	for (i = ifa; i && !ret; i = i->ifa_next) {
 		if (!i->ifa_addr || !mp_usable(i->ifa_addr))
 			continue;
-		for (v = NULL, j = 0; j < vs->n && !v; j++)
-			if (!strcmp(vs->v[j].name, i->ifa_name))
-				v = &vs->v[j];
+		v = ctl_vnic_by_name(vs, i->ifa_name);
 		if (!v)
 			continue;
 		usable++;
-		memset(&a, 0, sizeof(a));
-		a.family = i->ifa_addr->sa_family;
-		if (a.family == AF_INET)
-			a.a.v4 = ((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr;
-		else
-			a.a.v6 = ((struct sockaddr_in6 *)(void *)i->ifa_addr)->sin6_addr;
-		a.flags = MPTCP_PM_ADDR_FLAG_SUBFLOW;
-		a.ifindex = (int)v->ifindex;
+		mp_sockaddr(i->ifa_addr, &a);
 		for (exists = false, j = 0; j < m->nep && !exists; j++)
 			exists = mp_same_addr(&m->ep[j], &a);
 		if (exists)
 			continue;
-		ret = mp_add(m, &a, v->name);
+		ret = mp_add(&a, v->name);
 	}
 	freeifaddrs(ifa);
 	if (!vs->n)
@@ -421,32 +416,31 @@ static int mp_on(struct mp *m, const struct ctl_vnics *vs)
 	return ret;
 }
 
-/* Is endpoint @a on a vNIC: its device, or one of a vNIC's addresses? */
+/*
+ * Is endpoint @a on a vNIC: its device (by name, or "ifN" for a device ip
+ * could not name), or without a device one of a vNIC's addresses?
+ */
 static const struct ctl_vnic *mp_ep_vnic(const struct ctl_vnics *vs,
 					const struct mp_addr *a,
 					struct ifaddrs *ifa)
 {
-	const struct ctl_vnic *v = ctl_vnic_by_index(vs, a->ifindex);
 	struct mp_addr b;
 	struct ifaddrs *i;
-	int j;
+	unsigned int idx;
+	char end;
 
-	if (v || a->ifindex)
-		return v;
+	if (a->dev[0]) {
+		if (sscanf(a->dev, "if%u%c", &idx, &end) == 1 &&
+		    !ctl_vnic_by_name(vs, a->dev))
+			return ctl_vnic_by_index(vs, (int)idx);
+		return ctl_vnic_by_name(vs, a->dev);
+	}
 	for (i = ifa; i; i = i->ifa_next) {
 		if (!i->ifa_addr || i->ifa_addr->sa_family != a->family)
 			continue;
-		memset(&b, 0, sizeof(b));
-		b.family = a->family;
-		if (b.family == AF_INET)
-			b.a.v4 = ((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr;
-		else if (b.family == AF_INET6)
-			b.a.v6 = ((struct sockaddr_in6 *)(void *)i->ifa_addr)->sin6_addr;
-		if (!mp_same_addr(a, &b))
-			continue;
-		for (j = 0; j < vs->n; j++)
-			if (!strcmp(vs->v[j].name, i->ifa_name))
-				return &vs->v[j];
+		mp_sockaddr(i->ifa_addr, &b);
+		if (mp_same_addr(a, &b))
+			return ctl_vnic_by_name(vs, i->ifa_name);
 	}
 	return NULL;
 }
@@ -460,29 +454,23 @@ static int mp_off(struct mp *m, const struct ctl_vnics *vs)
 		ifa = NULL;
 	for (j = 0; j < m->nep; j++)
 		if (mp_ep_vnic(vs, &m->ep[j], ifa))
-			ret |= mp_del(m, &m->ep[j]);
+			ret |= mp_del(&m->ep[j]);
 	if (ifa)
 		freeifaddrs(ifa);
 	return ret;
 }
 
-static void mp_print_flags(uint32_t flags)
+static void mp_print_flags(const struct mp_addr *a)
 {
-	static const struct {
-		uint32_t flag;
-		const char *name;
-	} names[] = {
-		{ MPTCP_PM_ADDR_FLAG_SIGNAL, "signal" },
-		{ MPTCP_PM_ADDR_FLAG_SUBFLOW, "subflow" },
-		{ MPTCP_PM_ADDR_FLAG_BACKUP, "backup" },
-		{ MPTCP_PM_ADDR_FLAG_FULLMESH, "fullmesh" },
-	};
-	size_t i;
-
 	open_json_array(PRINT_JSON, "flags");
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (flags & names[i].flag)
-			print_string(PRINT_ANY, NULL, " %s", names[i].name);
+	if (a->signal)
+		print_string(PRINT_ANY, NULL, " %s", "signal");
+	if (a->subflow)
+		print_string(PRINT_ANY, NULL, " %s", "subflow");
+	if (a->backup)
+		print_string(PRINT_ANY, NULL, " %s", "backup");
+	if (a->fullmesh)
+		print_string(PRINT_ANY, NULL, " %s", "fullmesh");
 	close_json_array(PRINT_JSON, NULL);
 }
 
@@ -504,7 +492,7 @@ static int mp_show(struct mp *m, const struct ctl_vnics *vs)
 		print_string(PRINT_ANY, "address", "%s",
 			     mp_ntop(&m->ep[j], addr, sizeof(addr)));
 		print_uint(PRINT_ANY, "id", " id %u", m->ep[j].id);
-		mp_print_flags(m->ep[j].flags);
+		mp_print_flags(&m->ep[j]);
 		print_string(PRINT_ANY, "dev", " dev %s", v->name);
 		print_uint(PRINT_ANY, "pool", " pool %u", v->pool);
 		print_uint(PRINT_ANY, "nic", " nic %u", v->nic);
@@ -524,14 +512,19 @@ static int mp_show(struct mp *m, const struct ctl_vnics *vs)
 static int mp_run(const struct ctl_vnics *vs,
 		  int (*op)(struct mp *m, const struct ctl_vnics *vs), bool need)
 {
-	struct mp m;
-	int ret = mp_open(&m, need);
+	struct mp m = { 0 };
+	int ret;
 
-	if (!ret && m.family >= 0)
-		ret = mp_dump(&m);
-	if (!ret && m.family >= 0)
+	if (!mp_present()) {
+		if (!need)
+			return CTL_OK;
+		fprintf(stderr, "Error: the kernel has no MPTCP (no /proc/sys/net/mptcp): is it built with CONFIG_MPTCP?\n");
+		return CTL_EKERNEL;
+	}
+	ret = mp_dump(&m);
+	if (!ret)
 		ret = op(&m, vs);
-	mp_close(&m);
+	free(m.ep);
 	return ret;
 }
 
@@ -579,28 +572,36 @@ int ctl_nic_mptcp_set(const struct ctl_vnics *vs, bool on)
 	return mp_run(vs, on ? mp_on : mp_off, on);
 }
 
-int ctl_nic_mptcp_count(const struct ctl_vnics *vs, unsigned int *count)
+static int mp_count(struct mp *m, const struct ctl_vnics *vs,
+		    unsigned int *count)
 {
 	struct ifaddrs *ifa = NULL;
 	const struct ctl_vnic *v;
-	struct mp m;
-	int j, ret;
+	int j;
+
+	if (getifaddrs(&ifa))
+		ifa = NULL;
+	for (j = 0; j < m->nep; j++) {
+		v = mp_ep_vnic(vs, &m->ep[j], ifa);
+		if (v)
+			count[v - vs->v]++;
+	}
+	if (ifa)
+		freeifaddrs(ifa);
+	return CTL_OK;
+}
+
+int ctl_nic_mptcp_count(const struct ctl_vnics *vs, unsigned int *count)
+{
+	struct mp m = { 0 };
+	int ret;
 
 	memset(count, 0, vs->n * sizeof(*count));
-	ret = mp_open(&m, false);
-	if (!ret && m.family >= 0)
-		ret = mp_dump(&m);
-	if (!ret && m.family >= 0) {
-		if (getifaddrs(&ifa))
-			ifa = NULL;
-		for (j = 0; j < m.nep; j++) {
-			v = mp_ep_vnic(vs, &m.ep[j], ifa);
-			if (v)
-				count[v - vs->v]++;
-		}
-		if (ifa)
-			freeifaddrs(ifa);
-	}
-	mp_close(&m);
+	if (!mp_present())
+		return CTL_OK;
+	ret = mp_dump(&m);
+	if (!ret)
+		ret = mp_count(&m, vs, count);
+	free(m.ep);
 	return ret;
 }
