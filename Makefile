@@ -3,7 +3,7 @@
 # make          drack.ko (against the newest installed 6.1 headers), libdrack, tools
 # make check    install test dependencies, build, run every test in QEMU guests
 # make demo     install dependencies, build, run an emulated rack of QEMU VMs
-#                sharing one pool, apps across rack0 (tools/drack-rack demo)
+#                sharing one pool, apps across rack0 (tools/rack/drack-rack demo)
 # make demo-netns  the same with every host in one guest (ram pool, netns)
 # make bench    rack0 vs veth: iperf3 and sockperf in one guest run
 # make bench-vms   rack0 vs virtio-net between two VMs
@@ -49,10 +49,11 @@ check:
 demo:
 	bash tests/install-deps.sh
 	$(MAKE) -s all
-	tools/drack-rack demo
+	tools/rack/drack-rack demo
 
 demo-netns:
-	bash tools/rack-demo.sh
+	bash tests/install-deps.sh
+	bash tools/rack/rack-demo.sh
 
 bench:
 	bash tests/bench/bench.sh

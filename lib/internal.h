@@ -41,7 +41,7 @@ int dl_attrs(struct nlmsghdr *nlh, struct nlattr **tb);
 int dl_txn(struct nl_sock *sk, struct nl_msg *msg, dl_parse_fn parse,
 	   void *arg, char *errbuf, size_t errlen);
 int dl_errno(int nlerr);
-/* Copy NLMSGERR_ATTR_MSG of the TLVs in [tlv, end) to @errbuf. */
+/* Copy NLMSGERR_ATTR_MSG of the TLVs in [tlv, end) to @errbuf (nla_parse). */
 void dl_extack(const void *tlv, const void *end, char *errbuf,
 	       size_t errlen);
 

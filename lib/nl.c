@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The request socket: family resolution, and transactions that collect
- * the kernel's errno and extended ACK message, which libnl 3.7 drops.
+ * the kernel's errno and extended ACK message. libnl 3.7 hands the
+ * NLMSG_ERROR to our error callback but does not look at its TLVs (nor
+ * has it a call to turn NETLINK_EXT_ACK on): this is the one place that
+ * does, for libdrack's users (drackctl, drack-fmd) and its rtnetlink
+ * requests (link.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -209,24 +213,16 @@ struct nl_msg *dl_msg(struct drack_nl *nl, uint8_t cmd, int flags)
 void dl_extack(const void *tlv, const void *end, char *errbuf,
 	       size_t errlen)
 {
-	struct nlattr *nla;
-	size_t n;
-	int len, rem;
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
 
 	if (!errbuf || !errlen || (const char *)end <= (const char *)tlv)
 		return;
-	len = (int)((const char *)end - (const char *)tlv);
-	nla_for_each_attr(nla, (struct nlattr *)tlv, len, rem) {
-		if (nla_type(nla) != NLMSGERR_ATTR_MSG || nla_len(nla) < 1)
-			continue;
-		/* the string need not be NUL terminated within nla_len */
-		n = strnlen(nla_data(nla), (size_t)nla_len(nla));
-		if (n >= errlen)
-			n = errlen - 1;
-		memcpy(errbuf, nla_data(nla), n);
-		errbuf[n] = '\0';
+	/* libnl's attribute parser; nla_strlcpy() copes without a NUL */
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)tlv,
+		      (int)((const char *)end - (const char *)tlv), NULL) < 0 ||
+	    !tb[NLMSGERR_ATTR_MSG])
 		return;
-	}
+	nla_strlcpy(errbuf, tb[NLMSGERR_ATTR_MSG], errlen);
 }
 
 struct dl_txn {

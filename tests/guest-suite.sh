@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # guest-suite.sh: run every tests/net/*.sh, in order, inside one guest
-# (tests/vm/run-guest.sh -- bash tests/guest-suite.sh). Each test script
+# (tools/rack/run-guest.sh -- bash tests/guest-suite.sh). Each test script
 # loads the module, sets up and tears down by itself; its KTAP is printed
 # as an indented subtest followed by one result line for the script.
 #

@@ -14,7 +14,7 @@ pkgs=(
 	qemu-system-x86 busybox-static kmod cpio gzip xz-utils zstd
 	iproute2 iputils-ping iperf3 sockperf redis-server redis-tools ethtool curl
 	libnl-3-dev libnl-genl-3-dev pkg-config python3 procps psmisc
-	clang libbpf-dev
+	clang libbpf-dev bpftool libjson-c-dev
 	ndctl daxctl mptcpize
 )
 

@@ -73,9 +73,9 @@ main() {
 		for g in "${tests[@]}"; do result 1 "$g" "not run: the build failed"; done
 		result 1 guest_vm "not run: the build failed"
 	else
-		echo "# --- guest: tests/vm/run-guest.sh --timeout $GUEST_TIMEOUT -- bash tests/guest-suite.sh"
+		echo "# --- guest: tools/rack/run-guest.sh --timeout $GUEST_TIMEOUT -- bash tests/guest-suite.sh"
 		rc=0
-		tests/vm/run-guest.sh --timeout "$GUEST_TIMEOUT" --name drack-check -- \
+		tools/rack/run-guest.sh --timeout "$GUEST_TIMEOUT" --name drack-check -- \
 			bash tests/guest-suite.sh --first "$first" --no-header "${tests[@]}" \
 			2>"$WORK/guest.err" </dev/null | tee "$WORK/guest.out" || rc=${PIPESTATUS[0]}
 		prefixed <"$WORK/guest.err"

@@ -14,5 +14,5 @@ cd "$(dirname "$0")/../.."
 
 bash tests/install-deps.sh
 make -s kmod tools
-tests/vm/run-guest.sh --smp 2 --timeout 900 --name drack-bench -- \
+tools/rack/run-guest.sh --smp 2 --timeout 900 --name drack-bench -- \
 	"DRACK_BENCH_SECS=${DRACK_BENCH_SECS:-10} DRACK_BENCH_REPS=${DRACK_BENCH_REPS:-3} bash tests/bench/guest-bench.sh"

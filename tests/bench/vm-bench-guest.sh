@@ -12,7 +12,7 @@ fmt=
 ((id == 0)) && fmt=pool_format=1
 insmod kmod/drack.ko ram_pool_mb=0 $fmt || exit 1
 ip link set lo up
-for _ in $(seq 100); do tools/drackctl link add rack0 pool 0 host "$id" 2>/dev/null && break; sleep 0.3; done
+for _ in $(seq 100); do tools/drackctl/drackctl link add rack0 pool 0 host "$id" 2>/dev/null && break; sleep 0.3; done
 ip addr add "198.18.0.$((id + 1))/24" dev rack0
 ip link set rack0 up
 # The virtio-net NIC on the socket netdev: the one with our test MAC.
@@ -24,13 +24,13 @@ ip addr add "10.99.0.$((id + 1))/24" dev "$nic"
 ip link set "$nic" up
 
 if ((id == 0)); then
-	tools/drack-fmd -f -c /dev/null >/tmp/fmd.log 2>&1 &
+	tools/drack-fmd/drack-fmd -f -c /dev/null >/tmp/fmd.log 2>&1 &
 	iperf3 -s -D
 	sockperf sr --tcp -i 198.18.0.1 -p 11111 >/dev/null 2>&1 &
 	sockperf sr --tcp -i 10.99.0.1 -p 11112 >/dev/null 2>&1 &
 	touch "$share/ready0"
 	for _ in $(seq 3000); do [[ -e $share/done1 ]] && break; sleep 0.5; done
-	tools/drackctl -s link show rack0 >"$share/vm0-counters.txt" 2>&1
+	tools/drackctl/drackctl -s link show rack0 >"$share/vm0-counters.txt" 2>&1
 	exit 0
 fi
 
@@ -60,5 +60,5 @@ for ((rep = 1; rep <= REPS; rep++)); do
 	pp rack0 198.18.0.1 11111
 	pp virtio 10.99.0.1 11112
 done
-tools/drackctl -s link show rack0 >"$share/vm1-counters.txt" 2>&1
+tools/drackctl/drackctl -s link show rack0 >"$share/vm1-counters.txt" 2>&1
 touch "$share/done1"

@@ -21,7 +21,7 @@ share=$(mktemp -d /tmp/drack-vmbench.XXXXXX)
 port=$((20000 + RANDOM % 20000))
 if [[ ${DRACK_BENCH_TRANSPORT:-doorbell} == doorbell ]]; then
 	sock=$share/ivshmem.sock
-	tools/drack-ivshmem-server -S "$sock" -m "$share/pool" -l 64M -n 1 2>"$share/server.log" &
+	tools/ivshmem-server/drack-ivshmem-server -S "$sock" -m "$share/pool" -l 64M -n 1 2>"$share/server.log" &
 	server=$!
 	trap 'kill $server 2>/dev/null; vm_cleanup' EXIT
 	for _ in $(seq 50); do [[ -S $sock ]] && break; sleep 0.1; done

@@ -36,7 +36,7 @@ racks=(0 1)
 
 ktap_plan 10
 
-R() { local r=$1; shift; "$TOP/tools/drack-rack" --dir "$LOGDIR/rack$r" "$@"; }
+R() { local r=$1; shift; "$TOP/tools/rack/drack-rack" --dir "$LOGDIR/rack$r" "$@"; }
 rx() { local r=$1 vm=$2; shift 2; R "$r" exec -t "${XT:-120}" "$vm" "$*"; }
 rxq() { rx "$@" >/dev/null 2>&1; }
 core_ip() { echo "10.200.$1.$(($2 + 1))"; }
@@ -79,7 +79,7 @@ done
 # A third rack with rack id 1 on the same core network: refused, not booted.
 dup() {
 	local out rc=0
-	out=$("$TOP/tools/drack-rack" --dir "$LOGDIR/rack-dup" start -n 1 --rack 1 --nic core --core "$CORE" 2>&1) || rc=$?
+	out=$("$TOP/tools/rack/drack-rack" --dir "$LOGDIR/rack-dup" start -n 1 --rack 1 --nic core --core "$CORE" 2>&1) || rc=$?
 	echo "$out"
 	rm -rf "$LOGDIR/rack-dup"
 	((rc == 2)) && [[ $out == *"already on the core network"* ]]

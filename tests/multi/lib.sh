@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Helpers of the multi-VM tests (tests/multi/*.sh): KTAP output and an
-# emulated rack (tools/drack-rack) of their own. Run on the host, as root.
+# emulated rack (tools/rack/drack-rack) of their own. Run on the host, as root.
 #
 #   rack_up N TRANSPORT [start options]   boot the rack, one KTAP result "start"
 #   x VM CMD                              run CMD in VM, its output to stdout
@@ -11,7 +11,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 TEST=${TEST:-$(basename "$0" .sh)}
 LOGDIR=${DRACK_LOGDIR:-/tmp/drack-multi/$TEST}
 RACK_STATE=$LOGDIR/rack
-RACK=("$TOP/tools/drack-rack" --dir "$RACK_STATE")
+RACK=("$TOP/tools/rack/drack-rack" --dir "$RACK_STATE")
 mkdir -p "$LOGDIR"
 
 # shellcheck source=../net/lib.sh

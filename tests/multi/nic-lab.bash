@@ -56,7 +56,7 @@ NIC_NET=10.200.0.0/16
 NIC_LAB_UP=()
 declare -A NIC_OF=()	# "R.V" -> the NIC id VM V of rack R exported
 
-R() { local r=$1; shift; "$TOP/tools/drack-rack" --dir "$LOGDIR/rack$r" "$@"; }
+R() { local r=$1; shift; "$TOP/tools/rack/drack-rack" --dir "$LOGDIR/rack$r" "$@"; }
 rx() { local r=$1 vm=$2; shift 2; R "$r" exec -t "${XT:-120}" "$vm" "$*"; }
 rxq() { rx "$@" >/dev/null 2>&1; }
 core_ip() { echo "10.200.$1.$(($2 + 1))"; }

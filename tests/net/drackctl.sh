@@ -27,7 +27,7 @@
 # SIGINT.
 . "$(dirname "$0")/lib.sh"
 
-DRACKCTL=${DRACKCTL:-$DRACK_TOP/tools/drackctl}
+DRACKCTL=${DRACKCTL:-$DRACK_TOP/tools/drackctl/drackctl}
 
 ktap_plan 28
 

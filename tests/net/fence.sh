@@ -32,7 +32,7 @@
 
 ktap_plan 17
 
-DRACKCTL=$DRACK_TOP/tools/drackctl
+DRACKCTL=$DRACK_TOP/tools/drackctl/drackctl
 FMD_LOG=$DRACK_LOGDIR/fmd.log
 
 start_fmd() {

@@ -30,7 +30,7 @@
 
 ktap_plan 13
 
-DRACKCTL=$DRACK_TOP/tools/drackctl
+DRACKCTL=$DRACK_TOP/tools/drackctl/drackctl
 QUOTA=3
 FMD_LOG=$DRACK_LOGDIR/fmd.log
 FMD_LOG2=$DRACK_LOGDIR/fmd2.log

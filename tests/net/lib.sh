@@ -14,7 +14,7 @@
 #
 #   drack_setup N [MTU] [PARAMS] insmod, fmd, N hosts h0..hN-1 (one KTAP result)
 #   drack_load [PARAMS...]       insmod kmod/drack.ko PARAMS
-#   drack_start_fmd              tools/drack-fmd -v in the background
+#   drack_start_fmd              tools/drack-fmd/drack-fmd -v in the background
 #   drack_hosts N [MTU]          netns h0..hN-1 with rack0 up, 198.18.0.(i+1)/24,
 #                                2001:db8:d7::(i+1)/64
 #   drack_stat NS NAME [DEV]     one ethtool -S counter
@@ -42,7 +42,7 @@
 #   in_ns NS CMD...; ip4 I; ip6 I; host_mac I [POOL]
 #
 # Env: DRACK_KO, DRACK_FMD (default: the tree's kmod/drack.ko and
-# tools/drack-fmd), DRACK_LOGDIR (/tmp/drack-test/TEST: logs, iperf3 JSON).
+# tools/drack-fmd/drack-fmd), DRACK_LOGDIR (/tmp/drack-test/TEST: logs, iperf3 JSON).
 #
 # Only guest-local addresses: 198.18.0.0/24 and 2001:db8:d7::/64, and every
 # client (ping, iperf3, curl, redis-benchmark) runs under `timeout`.
@@ -52,11 +52,13 @@ set -o pipefail
 
 DRACK_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 DRACK_KO=${DRACK_KO:-$DRACK_TOP/kmod/drack.ko}
-DRACK_FMD=${DRACK_FMD:-$DRACK_TOP/tools/drack-fmd}
+DRACK_FMD=${DRACK_FMD:-$DRACK_TOP/tools/drack-fmd/drack-fmd}
 DRACK_TEST=${DRACK_TEST:-$(basename "$0" .sh)}
 DRACK_POOL_DEV=/dev/drack_pool0
-DRACK_NET4=198.18.0
-DRACK_NET6=2001:db8:d7:
+# DRACK_NET4, DRACK_NET6, ip4, ip6, host_mac: rack0's addressing, one copy
+# shared with the rack launcher
+# shellcheck source=../../tools/rack/addr.sh
+. "$DRACK_TOP/tools/rack/addr.sh"
 DRACK_LOGDIR=${DRACK_LOGDIR:-/tmp/drack-test/$DRACK_TEST}
 mkdir -p "$DRACK_LOGDIR"
 
@@ -133,10 +135,6 @@ ktap_finish() {
 log() { diag "$*"; }
 
 # ---- small helpers --------------------------------------------------------
-
-ip4() { echo "$DRACK_NET4.$(($1 + 1))"; }
-ip6() { echo "$DRACK_NET6:$(($1 + 1))"; }
-host_mac() { printf '02:44:52:%02x:%02x:%02x' "${2:-0}" $(($1 >> 8)) $(($1 & 255)); }
 
 # in NS CMD...: run in a host's netns
 in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Host-side check of an ivshmem doorbell server (tools/drack-ivshmem-server).
+"""Host-side check of an ivshmem doorbell server (tools/ivshmem-server/drack-ivshmem-server).
 
   ivshmem-proto.py SOCKET VECTORS SIZE
 

@@ -2,46 +2,20 @@
 # Helpers of the QEMU test harness; source it from bash: . tests/vm/lib.sh
 #
 # Several guests at once:
-#   vm_start NAME [run-guest.sh options] -- COMMAND...   start a guest in the background
+#   vm_start NAME [tools/rack/run-guest.sh options] -- COMMAND...   start a guest in the background
 #   vm_wait NAME                                         wait for one, return its rc
 #   vm_wait_all                                          wait for all; rc 0 iff all passed
 #   vm_outdir NAME                                       its output dir (output, dmesg, console.log, rc)
 #   vm_shm_create SIZE                                   new shared-memory file, prints its path
-#   vm_ivshmem_args PATH [ID]                            qemu args for an ivshmem-plain on PATH
-#   vm_ivshmem_doorbell_args SOCKET [ID] [VECTORS]       qemu args for an ivshmem-doorbell served
-#                                                        by drack-ivshmem-server on SOCKET
+#   vm_ivshmem_args, vm_ivshmem_doorbell_args, vm_need_pkgs ...  from tools/rack/guest.sh
 # At exit of the sourcing shell, guests still running are killed, shm files
 # removed, and the output dirs too unless a guest failed (VM_KEEP=1 keeps them).
 # A script that sets its own EXIT trap must call vm_cleanup from it.
 
-VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-VM_CACHE=${DRACK_VM_CACHE:-$VM_DIR/.cache}
-
-vm_log() { echo "${VM_ME:-${0##*/}}: $*" >&2; }
-vm_die() { vm_log "$*"; exit 2; }
-
-# CI starts from a fresh Debian 12: install what is missing (needs root).
-vm_need_pkgs() {
-	local p missing=()
-	for p; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
-	done
-	((${#missing[@]})) || return 0
-	((EUID == 0)) || vm_die "missing packages (run as root to install them): ${missing[*]}"
-	vm_log "installing ${missing[*]}"
-	local apt=(apt-get -y -q -o DPkg::Lock::Timeout=600 install --no-install-recommends)
-	DEBIAN_FRONTEND=noninteractive "${apt[@]}" "${missing[@]}" >&2 ||
-		{ apt-get -q update >&2 && DEBIAN_FRONTEND=noninteractive "${apt[@]}" "${missing[@]}" >&2; }
-}
-
-# Newest 6.1 kernel with both modules and an image; the tests target Debian 12's 6.1.
-vm_default_kver() {
-	local k
-	for k in /lib/modules/6.1.*; do
-		k=${k##*/}
-		[[ -e /boot/vmlinuz-$k ]] && echo "$k"
-	done | sort -V | tail -n 1 | grep .
-}
+# One guest (run-guest.sh, the package and ivshmem helpers) belongs to the
+# rack launcher: tools/rack/guest.sh, the only copy.
+# shellcheck source=../../tools/rack/guest.sh
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/tools/rack/guest.sh"
 
 # ---- several guests -------------------------------------------------------
 
@@ -71,7 +45,7 @@ vm_start() {
 	fi
 	mkdir -p "$VM_RUNS/$name"
 	# The guest's stdout+stderr go to NAME/output (run-guest.sh copies stdout there too).
-	"$VM_DIR/run-guest.sh" --name "$name" --outdir "$VM_RUNS/$name" "$@" \
+	"$VM_GUEST" --name "$name" --outdir "$VM_RUNS/$name" "$@" \
 		>/dev/null 2>"$VM_RUNS/$name/run-guest.err" </dev/null &
 	VM_PIDS[$name]=$!
 	VM_NAMES+=("$name")
@@ -107,17 +81,4 @@ vm_shm_create() {
 	f=$(mktemp /dev/shm/drack-vm."$$".XXXXXX)
 	truncate -s "$1" "$f"
 	echo "$f"
-}
-
-vm_ivshmem_args() {
-	local id=${2:-shm0} size
-	size=$(stat -c %s "$1")
-	echo "-object memory-backend-file,id=$id,share=on,mem-path=$1,size=$size -device ivshmem-plain,memdev=$id"
-}
-
-# The memory comes from the server (tools/drack-ivshmem-server -S SOCKET),
-# which must be listening when the guest starts; VECTORS at least its -n.
-vm_ivshmem_doorbell_args() {
-	local id=${2:-ivs0} vectors=${3:-1}
-	echo "-chardev socket,path=$1,id=$id -device ivshmem-doorbell,chardev=$id,vectors=$vectors"
 }

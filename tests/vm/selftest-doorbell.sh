@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# tools/drack-ivshmem-server with QEMU ivshmem-doorbell guests.
+# tools/ivshmem-server/drack-ivshmem-server with QEMU ivshmem-doorbell guests.
 #
 # 1. On the host, tests/vm/ivshmem-proto.py plays QEMU clients against the
 #    server: messages, eventfd pairing, departures, ids, a stuck client; a
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/../.."
 . tests/vm/lib.sh
 
 make -s -C tools drack-ivshmem-server >&2
-srv=tools/drack-ivshmem-server
+srv=tools/ivshmem-server/drack-ivshmem-server
 work=$(mktemp -d "${TMPDIR:-/tmp}/drack-doorbell.XXXXXX")
 sock=$work/ivshmem.sock
 shm=/dev/shm/drack-vm.$$.doorbell # vm_cleanup removes it

@@ -16,7 +16,7 @@ n=0
 guest() {
 	local name=$1; shift
 	rc=0
-	tests/vm/run-guest.sh --name "$name" --outdir "$tmp/$name" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	tools/rack/run-guest.sh --name "$name" --outdir "$tmp/$name" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
 	sed 's/^/# /' "$tmp/out" "$tmp/err"
 }
 result() { # RESULT(0 = ok) NAME

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The agent of one VM of an emulated rack (drack-rack), run by
-# tests/vm/run-guest.sh as the guest's only command. It reads its settings
+# tools/rack/run-guest.sh as the guest's only command. It reads its settings
 # from /hostout/agent.conf, loads drack.ko on the shared pool, creates rack0
 # (host id = VM number), VM 0 runs drack-fmd; with drack-rack --nic core it
 # also sets up the VM's NIC on the core network (nic_setup). Then it serves
@@ -21,10 +21,12 @@ cd "$(dirname "$0")/../.." || exit 2
 OUT=/hostout
 CTL=$OUT/ctl
 . "$OUT/agent.conf"
-# ip4/ip6/host_mac: the addressing of the netns tests, DRACK_KO, DRACK_FMD
-# shellcheck source=../../tests/net/lib.sh
-DRACK_LOGDIR=/tmp/drack-rack DRACK_TEST=rack . tests/net/lib.sh
-export PATH=$PWD/tools:$PATH
+# ip4/ip6/host_mac: rack0's addressing (shared with the netns tests)
+# shellcheck source=addr.sh
+. tools/rack/addr.sh
+DRACK_KO=${DRACK_KO:-$PWD/kmod/drack.ko}
+DRACK_FMD=${DRACK_FMD:-$PWD/tools/drack-fmd/drack-fmd}
+export PATH=$PWD/tools/drackctl:$PWD/tools/drack-fmd:$PWD/tools/ivshmem-server:$PATH
 # A 6.12 guest loads the module `make check-612` built for it.
 if [[ $(uname -r) == 6.12.* && -e .build-612/kmod/drack.ko ]]; then
 	DRACK_KO=$PWD/.build-612/kmod/drack.ko
@@ -37,6 +39,15 @@ has_param() { modinfo -F parm "$DRACK_KO" 2>/dev/null | grep -q "^$1:"; }
 
 FMD_PID=
 NORACK=
+
+# wait_for SECS CMD...: poll CMD every 0.1 s until it succeeds
+wait_for() {
+	local deadline=$((SECONDS + $1)); shift
+	while ! "$@" >/dev/null 2>&1; do
+		((SECONDS < deadline)) || return 1
+		sleep 0.1
+	done
+}
 
 # ---- CXL: the shared type-3 device as a devdax region -----------------------
 

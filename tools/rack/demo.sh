@@ -34,8 +34,8 @@ rack_demo() {
 	rack_need_root
 	rack_set_dir "$RACK_DIR_OPT"
 	# ip4, ip6: the addresses the agents give rack0
-	# shellcheck source=../../tests/net/lib.sh
-	DRACK_LOGDIR=$STATE/demo DRACK_TEST=demo . "$RACK_TOP/tests/net/lib.sh"
+	# shellcheck source=addr.sh
+	. "$RACK_TOP/tools/rack/addr.sh"
 	mkdir -p "$STATE/demo"
 	rack_has_backend || rack_die "kmod/drack.ko has no $(rack_backend_param) parameter: it has no $RACK_TRANSPORT backend yet (make kmod?)"
 	((RACK_N >= 2)) || rack_die "the demo needs 2 VMs or more"

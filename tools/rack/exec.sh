@@ -6,7 +6,7 @@
 # return its exit status.
 
 # node_exec [-t SECS] VM CMD...: CMD's words joined by spaces, as ssh does,
-# run by bash as root in the VM (cwd: the tree, tools/ in PATH, stdin
+# run by bash as root in the VM (cwd: the tree, the tools in PATH, stdin
 # /dev/null). Exit status: CMD's; 124 after -t SECS; 255 if the VM is
 # not running or died meanwhile.
 node_exec() {

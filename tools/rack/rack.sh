@@ -70,7 +70,7 @@ rack_start_parsed() {
 			exit 0
 		) || rack_die "a rack is running in $STATE: drack-rack stop first (or --dir)"
 	fi
-	for f in kmod/drack.ko tools/drackctl tools/drack-fmd; do
+	for f in kmod/drack.ko tools/drackctl/drackctl tools/drack-fmd/drack-fmd; do
 		[[ -e $RACK_TOP/$f ]] || rack_die "no $f: run make first"
 	done
 	rack_need_pkgs qemu-system-x86 iproute2 ethtool kmod util-linux

@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # drack-rack: the pool, the doorbell server and the VMs' life cycle. Each VM
-# is tests/vm/run-guest.sh running tools/rack/agent.sh, in its own session
+# is tools/rack/run-guest.sh running tools/rack/agent.sh, in its own session
 # so that it outlives the drack-rack command that started it.
 
 node_dir() { echo "$STATE/vm$1"; }
@@ -35,7 +35,7 @@ pool_remove() {
 	rm -f "$RACK_POOL" "$RACK_POOL".lsa*
 }
 
-server_bin() { echo "$RACK_TOP/tools/drack-ivshmem-server"; }
+server_bin() { echo "$RACK_TOP/tools/ivshmem-server/drack-ivshmem-server"; }
 server_sock() { echo "$STATE/ivshmem.sock"; }
 
 server_start() {
@@ -192,7 +192,7 @@ node_launch() {
 	extra="$( { node_transport_args "$i"; node_nic_args "$i"; } | tr '\n' ' ') -pidfile $d/qemu.pid"
 	[[ -z ${RACK_KVER:-} ]] || args+=(--kver "$RACK_KVER")
 	[[ $RACK_TRANSPORT != cxl || ${RACK_KVER:-} != 6.12.* ]] || args+=(--append pcie_ports=compat)
-	(cd "$RACK_TOP" && exec setsid tests/vm/run-guest.sh --name "rack-vm$i" --outdir "$d" \
+	(cd "$RACK_TOP" && exec setsid tools/rack/run-guest.sh --name "rack-vm$i" --outdir "$d" \
 		--smp "$RACK_SMP" --mem "$RACK_MEM" --timeout "$RACK_TIMEOUT" --share "$STATE/share" \
 		"${args[@]}" --qemu-extra "$extra" -- bash tools/rack/agent.sh \
 		>/dev/null 2>"$d/run-guest.err" </dev/null) &

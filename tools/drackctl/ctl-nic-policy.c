@@ -206,12 +206,21 @@ static int policy_off(const struct ctl_vnic *v, bool tidy, bool *had)
 {
 	int err = ctl_bpf_detach((int)v->ifindex);
 
+	/*
+	 * The error test comes before the store to *had: QEMU's TCG (the
+	 * guest tests) took "js" after "test; setg mem" with a zero result.
+	 */
+	if (err < 0)
+		return bpf_err(err, "removing the policy program of", v->name);
 	if (had)
-		*had = err > 0;
-	if (err > 0 && tidy)
+		*had = err;
+	if (err && tidy) {
 		err = ctl_bpf_tidy((int)v->ifindex);
-	return err < 0 ? bpf_err(err, "removing the policy program of",
-				 v->name) : CTL_OK;
+		if (err < 0)
+			return bpf_err(err, "removing the policy program of",
+				       v->name);
+	}
+	return CTL_OK;
 }
 
 static int policy_bpf(const struct ctl_vnics *vs, enum ctl_policy p,

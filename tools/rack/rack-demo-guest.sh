@@ -10,7 +10,7 @@
 #
 # Each host is a network namespace with its own rack0 (198.18.0.N/24).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 HOSTS=4
 say() { printf '\n== %s\n' "$*"; }
@@ -25,7 +25,7 @@ trap cleanup EXIT
 
 say "loading drack.ko and starting drack-fmd"
 insmod kmod/drack.ko
-tools/drack-fmd -v >/tmp/fmd.log 2>&1 &
+tools/drack-fmd/drack-fmd -v >/tmp/fmd.log 2>&1 &
 for ((i = 0; i < HOSTS; i++)); do
 	ip netns add "h$i"
 	ip link add rack0 netns "h$i" type drack

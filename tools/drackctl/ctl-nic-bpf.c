@@ -3,9 +3,9 @@
  * drackctl nic policy: load the spreading programs with libbpf and attach
  * them to, detach them from and find them on the vNICs' tc egress hooks.
  *
- * The object (bpf/nic_policy.bpf.o) is part of drackctl itself
- * (ctl-nic-bpf-obj.S), so the program always matches the drackctl that
- * loads it. Nothing is pinned: a tc filter holds the program, the program
+ * The object (bpf/nic_policy.bpf.o) is part of drackctl itself, through
+ * the skeleton `bpftool gen skeleton` makes of it (bpf/nic_policy.skel.h),
+ * so the program always matches the drackctl that loads it. Nothing is pinned: a tc filter holds the program, the program
  * its maps. Our filter is the one with handle and priority
  * DRACK_POLICY_HANDLE/PRIO on the clsact egress hook, direct action.
  */
@@ -24,13 +24,10 @@
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include "ctl-nic-bpf.h"
-
-/* the embedded object, ctl-nic-bpf-obj.S */
-extern const unsigned char drack_nic_policy_obj[];
-extern const unsigned char drack_nic_policy_obj_end[];
+#include "bpf/nic_policy.skel.h"
 
 struct ctl_bpf {
-	struct bpf_object *obj;
+	struct nic_policy *skel;
 	int prog_fd;
 };
 
@@ -80,14 +77,12 @@ struct ctl_bpf *ctl_bpf_load(enum ctl_policy policy,
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts,
 		    .object_name = "drack_nic_policy");
-	const char *want = prog_name(policy);
-	struct bpf_program *prog, *mine = NULL;
-	struct bpf_map *map;
+	struct bpf_program *mine, *other;
 	struct ctl_bpf *b;
 	__u32 zero = 0;
 
 	*err = -EINVAL;
-	if (!want)
+	if (policy != CTL_POLICY_ECMP && policy != CTL_POLICY_SPRAY)
 		return NULL;
 	b = calloc(1, sizeof(*b));
 	if (!b) {
@@ -95,29 +90,22 @@ struct ctl_bpf *ctl_bpf_load(enum ctl_policy policy,
 		return NULL;
 	}
 	bpf_init();
-	b->obj = bpf_object__open_mem(drack_nic_policy_obj,
-				      drack_nic_policy_obj_end -
-				      drack_nic_policy_obj, &opts);
-	if (!b->obj) {
+	b->skel = nic_policy__open_opts(&opts);
+	if (!b->skel) {
 		*err = -errno;
 		free(b);
 		return NULL;
 	}
-	bpf_object__for_each_program(prog, b->obj) {
-		if (!strcmp(bpf_program__name(prog), want))
-			mine = prog;
-		else
-			bpf_program__set_autoload(prog, false);
-	}
-	map = bpf_object__find_map_by_name(b->obj, "drack_vnics");
-	if (!mine || !map) {
-		*err = -ENOENT;	/* an object without them: not ours */
-		goto fail;
-	}
-	*err = bpf_object__load(b->obj);
+	mine = policy == CTL_POLICY_ECMP ? b->skel->progs.drack_ecmp :
+					   b->skel->progs.drack_spray;
+	other = policy == CTL_POLICY_ECMP ? b->skel->progs.drack_spray :
+					    b->skel->progs.drack_ecmp;
+	bpf_program__set_autoload(other, false);
+	*err = nic_policy__load(b->skel);
 	if (*err)
 		goto fail;
-	if (bpf_map_update_elem(bpf_map__fd(map), &zero, conf, BPF_ANY)) {
+	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.drack_vnics), &zero,
+				conf, BPF_ANY)) {
 		*err = -errno;
 		goto fail;
 	}
@@ -132,7 +120,7 @@ void ctl_bpf_close(struct ctl_bpf *b)
 {
 	if (!b)
 		return;
-	bpf_object__close(b->obj);
+	nic_policy__destroy(b->skel);
 	free(b);
 }
 

@@ -3,8 +3,7 @@
 # Boot one QEMU guest on the host's root file system and run a command in it.
 set -euo pipefail
 
-. "$(dirname "$0")/lib.sh"
-trap - EXIT # lib.sh's multi-guest cleanup is not ours
+. "$(dirname "$0")/guest.sh"
 
 usage() {
 	cat >&2 <<EOF

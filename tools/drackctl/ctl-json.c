@@ -1,131 +1,108 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * drackctl output: text or JSON from the same calls, like iproute2's
- * json_print.c. In JSON mode the values go out under their keys and the
- * text formats are ignored; in text mode the formats are printf'ed and
- * the keys ignored. With -j the output is one array of objects on one
- * line (-p: indented); the monitor prints one object per line instead.
+ * json_print.c. In JSON mode the values go under their keys into a json-c
+ * tree and the text formats are ignored; in text mode the formats are
+ * printf'ed and the keys ignored. With -j the output is one array of
+ * objects on one line (-p: indented); the monitor prints one object per
+ * line instead. json-c writes the JSON text: a top-level value is printed
+ * when it is closed.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <json-c/json.h>
 #include "ctl.h"
 
 #define JW_MAX_DEPTH	16
 
+/* The open arrays and objects, outermost first. */
 static struct {
 	int depth;
-	bool first[JW_MAX_DEPTH];
+	struct json_object *open[JW_MAX_DEPTH];
 } jw;
 
-static void jw_indent(void)
+/* Print a complete top-level value, one line (-p: indented). */
+static void jw_emit(struct json_object *v)
 {
-	int i;
+	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
 
-	if (!ctl_pretty)
+	flags |= ctl_pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
+			      JSON_C_TO_STRING_PLAIN;
+	puts(json_object_to_json_string_ext(v, flags));
+	fflush(stdout);
+	json_object_put(v);
+}
+
+/* @v (a new reference) into the innermost open container under @key. */
+static void jw_add(const char *key, struct json_object *v)
+{
+	struct json_object *cur;
+
+	if (!jw.depth) {
+		jw_emit(v);
 		return;
-	putchar('\n');
-	for (i = 0; i < jw.depth; i++)
-		fputs("    ", stdout);
+	}
+	cur = jw.open[jw.depth - 1];
+	if (json_object_is_type(cur, json_type_array))
+		json_object_array_add(cur, v);
+	else
+		json_object_object_add(cur, key ? key : "", v);
 }
 
-static void jw_string(const char *s)
+static void jw_open(const char *key, struct json_object *c)
 {
-	const unsigned char *p;
-
-	putchar('"');
-	for (p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", stdout);
-			break;
-		case '\\':
-			fputs("\\\\", stdout);
-			break;
-		case '\n':
-			fputs("\\n", stdout);
-			break;
-		case '\t':
-			fputs("\\t", stdout);
-			break;
-		default:
-			if (*p < 0x20)
-				printf("\\u%04x", *p);
-			else
-				putchar(*p);
-		}
+	if (jw.depth >= JW_MAX_DEPTH) {	/* never this deep: drop it */
+		json_object_put(c);
+		return;
 	}
-	putchar('"');
+	if (jw.depth)
+		jw_add(key, json_object_get(c));
+	jw.open[jw.depth++] = c;
 }
 
-/* Separator, indent and "key": before any value. */
-static void jw_value(const char *key)
+static void jw_close(void)
 {
-	if (jw.depth > 0) {
-		if (!jw.first[jw.depth])
-			putchar(',');
-		jw.first[jw.depth] = false;
-		jw_indent();
-	}
-	if (key) {
-		jw_string(key);
-		fputs(ctl_pretty ? ": " : ":", stdout);
-	}
-}
+	struct json_object *c;
 
-static void jw_open(const char *key, char c)
-{
-	jw_value(key);
-	putchar(c);
-	if (jw.depth < JW_MAX_DEPTH - 1)
-		jw.depth++;
-	jw.first[jw.depth] = true;
-}
-
-static void jw_close(char c)
-{
-	bool empty = jw.first[jw.depth];
-
-	if (jw.depth > 0)
-		jw.depth--;
-	if (!empty)
-		jw_indent();
-	putchar(c);
-	if (jw.depth == 0) {
-		putchar('\n');
-		fflush(stdout);
-	}
+	if (!jw.depth)
+		return;
+	c = jw.open[--jw.depth];
+	if (!jw.depth)
+		jw_emit(c);	/* the last reference */
+	else
+		json_object_put(c);	/* the parent holds it */
 }
 
 void new_json_obj(void)
 {
 	if (ctl_json)
-		jw_open(NULL, '[');
+		jw_open(NULL, json_object_new_array());
 }
 
 void delete_json_obj(void)
 {
 	if (ctl_json)
-		jw_close(']');
+		jw_close();
 	fflush(stdout);
 }
 
 void open_json_object(const char *name)
 {
 	if (ctl_json)
-		jw_open(name, '{');
+		jw_open(name, json_object_new_object());
 }
 
 void close_json_object(void)
 {
 	if (ctl_json)
-		jw_close('}');
+		jw_close();
 }
 
 void open_json_array(enum output_type t, const char *name)
 {
 	if (ctl_json) {
 		if (t & PRINT_JSON)
-			jw_open(name, '[');
+			jw_open(name, json_object_new_array());
 	} else if ((t & PRINT_FP) && name) {
 		printf("%s ", name);
 	}
@@ -135,7 +112,7 @@ void close_json_array(enum output_type t, const char *delim)
 {
 	if (ctl_json) {
 		if (t & PRINT_JSON)
-			jw_close(']');
+			jw_close();
 	} else if ((t & PRINT_FP) && delim) {
 		fputs(delim, stdout);
 	}
@@ -145,10 +122,8 @@ void print_string(enum output_type t, const char *key, const char *fmt,
 		  const char *value)
 {
 	if (ctl_json) {
-		if (!(t & PRINT_JSON))
-			return;
-		jw_value(key);
-		jw_string(value);
+		if (t & PRINT_JSON)
+			jw_add(key, json_object_new_string(value));
 	} else if ((t & PRINT_FP) && fmt) {
 		printf(fmt, value);
 	}
@@ -158,10 +133,8 @@ void print_uint(enum output_type t, const char *key, const char *fmt,
 		unsigned int value)
 {
 	if (ctl_json) {
-		if (!(t & PRINT_JSON))
-			return;
-		jw_value(key);
-		printf("%u", value);
+		if (t & PRINT_JSON)
+			jw_add(key, json_object_new_uint64(value));
 	} else if ((t & PRINT_FP) && fmt) {
 		printf(fmt, value);
 	}
@@ -171,10 +144,8 @@ void print_u64(enum output_type t, const char *key, const char *fmt,
 	       uint64_t value)
 {
 	if (ctl_json) {
-		if (!(t & PRINT_JSON))
-			return;
-		jw_value(key);
-		printf("%" PRIu64, value);
+		if (t & PRINT_JSON)
+			jw_add(key, json_object_new_uint64(value));
 	} else if ((t & PRINT_FP) && fmt) {
 		printf(fmt, value);
 	}
@@ -184,10 +155,8 @@ void print_bool(enum output_type t, const char *key, const char *fmt,
 		bool value)
 {
 	if (ctl_json) {
-		if (!(t & PRINT_JSON))
-			return;
-		jw_value(key);
-		fputs(value ? "true" : "false", stdout);
+		if (t & PRINT_JSON)
+			jw_add(key, json_object_new_boolean(value));
 	} else if ((t & PRINT_FP) && fmt) {
 		printf(fmt, value ? "true" : "false");
 	}
@@ -197,10 +166,8 @@ void print_null(enum output_type t, const char *key, const char *fmt,
 		const char *text)
 {
 	if (ctl_json) {
-		if (!(t & PRINT_JSON))
-			return;
-		jw_value(key);
-		fputs("null", stdout);
+		if (t & PRINT_JSON)
+			jw_add(key, NULL);
 	} else if ((t & PRINT_FP) && fmt) {
 		printf(fmt, text);
 	}

@@ -9,7 +9,7 @@
 # Rebuilt only when an input changes.
 set -euo pipefail
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/guest.sh"
 
 [[ $# -eq 2 ]] || vm_die "usage: $0 KVER OUTDIR"
 kver=$1
