@@ -148,7 +148,7 @@ static void drack_uninit(struct net_device *ndev)
 {
 	struct drack_dev *dd = netdev_priv(ndev);
 
-	if (dd->pool && !dd->leaving)
+	if (dd->joined && !dd->leaving)
 		drack_dev_leave(dd);
 	netif_napi_del(&dd->napi);
 }
@@ -262,13 +262,12 @@ static int drack_newlink(struct net *src_net, struct net_device *ndev,
 	netif_carrier_off(ndev);
 	err = register_netdevice(ndev);
 	if (err) {
-		/* ndo_uninit has run if registration got that far. */
-		if (!dd->leaving)
-			drack_dev_leave(dd);
+		drack_dev_unjoin(dd);
 		netif_napi_del(&dd->napi);
 		drack_free_priv(dd);
 		return err;
 	}
+	drack_dev_publish(dd);
 	drack_timers_start(dd);
 	drack_dev_request_sections(dd);
 	drack_pool_peers_changed(pool);

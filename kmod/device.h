@@ -52,6 +52,7 @@ struct drack_dev {
 	struct delayed_work refill_work;
 	struct delayed_work nic_work;
 	bool warned_no_sections;
+	bool joined;			/* published in the pool */
 	bool leaving;
 	bool stalled;			/* fault injection: a hung host */
 	bool fenced;			/* the FM declared us dead */
@@ -129,6 +130,8 @@ static inline bool drack_dev_grants_pending(struct drack_dev *dd)
 void drack_host_init(struct drack_dev *dd);
 int drack_dev_join(struct drack_dev *dd, struct drack_pool *pool, u32 host,
 		   struct netlink_ext_ack *extack);
+void drack_dev_publish(struct drack_dev *dd);
+void drack_dev_unjoin(struct drack_dev *dd);
 void drack_dev_leave(struct drack_dev *dd);
 void drack_dev_set_flags(struct drack_dev *dd, u32 set, u32 clear);
 /* Let go of fenced peers: drop their references, take back our Buffers. */

@@ -249,11 +249,36 @@ int drack_dev_join(struct drack_dev *dd, struct drack_pool *pool,
 	}
 	drack_host_mac(mac, pool->id, host);
 	eth_hw_addr_set(dd->ndev, mac);
-	drack_dev_reset_entry(dd, false);
-	rcu_assign_pointer(pool->local[host], &dd->client);
 unlock:
 	mutex_unlock(&pool->lock);
 	return err;
+}
+
+/*
+ * Registered: show up in the pool. Not before, so that no peer, doorbell
+ * or work item can reach a netdev whose registration may still fail.
+ */
+void drack_dev_publish(struct drack_dev *dd)
+{
+	struct drack_pool *pool = dd->pool;
+
+	mutex_lock(&pool->lock);
+	drack_dev_reset_entry(dd, false);
+	rcu_assign_pointer(pool->local[dd->host], &dd->client);
+	mutex_unlock(&pool->lock);
+	dd->joined = true;
+}
+
+/* Registration failed: give back the slot claimed and nobody saw. */
+void drack_dev_unjoin(struct drack_dev *dd)
+{
+	struct drack_pool *pool = dd->pool;
+
+	mutex_lock(&pool->lock);
+	drack_host_cmpxchg(pool, dd->host, DRACK_HOST_JOINING, DRACK_HOST_FREE);
+	mutex_unlock(&pool->lock);
+	drack_alloc_free(&dd->alloc);
+	dd->pool = NULL;
 }
 
 /*
