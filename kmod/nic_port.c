@@ -47,7 +47,7 @@ static void drack_nic_port_refill(struct drack_nic_port *vp)
 /* Give back TX Buffers the owner is done with (tx_lock held). */
 static void drack_nic_port_tx_clean(struct drack_nic_port *vp)
 {
-	u32 cons = drack_ring_cons(&vp->tx), prod = vp->tx.idx;
+	u32 cons = drack_ring_consumed(&vp->tx), prod = vp->tx.idx;
 
 	/*
 	 * Consumed beyond what we produced, or our index moved under us:

@@ -64,6 +64,15 @@ static inline u32 drack_ring_cons(const struct drack_ring *r)
 	return le32_to_cpu(READ_ONCE(r->hdr->cons));
 }
 
+/*
+ * The producer's view of the consumer's index: what it has finished
+ * reading. Pairs with drack_ring_release(): slots up to it may be reused.
+ */
+static inline u32 drack_ring_consumed(const struct drack_ring *r)
+{
+	return le32_to_cpu(smp_load_acquire(&r->hdr->cons));
+}
+
 /* Only the owner of the ring's area may do this, before anyone uses it. */
 static inline void drack_ring_reset(struct drack_ring *r)
 {
@@ -109,8 +118,7 @@ static inline void drack_ring_resync_producer(struct drack_ring *r, u32 cons)
  */
 static inline int drack_ring_space(struct drack_ring *r)
 {
-	/* Pairs with drack_ring_consume(): the slot is no longer read. */
-	u32 cons = le32_to_cpu(smp_load_acquire(&r->hdr->cons));
+	u32 cons = drack_ring_consumed(r);
 	u32 used = r->idx - cons;
 
 	if (used > r->size || drack_ring_prod(r) != r->pub) {

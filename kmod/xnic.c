@@ -234,13 +234,15 @@ static void drack_xnic_tx_one(struct drack_xnic *x, u32 h,
 		return;
 	}
 	buf = drack_pool_ptr(pool, off);
-	if (!drack_xnic_src_ok(x, h, buf + ETH_ALEN)) {
-		drack_counter_inc(&x->st, DRACK_XS_TX_SPOOFED);
-		return;
-	}
 	skb = drack_skb_from_buf(&x->napi, buf, len);
 	if (!skb) {
 		drack_counter_inc(&x->st, DRACK_XS_TX_DROPPED);
+		return;
+	}
+	/* The copy, not the pool: the host may rewrite its Buffer meanwhile. */
+	if (!drack_xnic_src_ok(x, h, skb->data + ETH_ALEN)) {
+		drack_counter_inc(&x->st, DRACK_XS_TX_SPOOFED);
+		kfree_skb(skb);
 		return;
 	}
 	skb->dev = x->lower;
