@@ -8,18 +8,19 @@
 #   h2 rack0 198.18.0.3 --+
 #
 # quota: an iperf3 flood h1 -> h0 (4 streams) while h2 pings h0 every
-# 0.2 s. h1 asks for Section after Section; drack-fmd -q 3 must stop it at
-# 3 Sections and still serve h2, whose pings must get through; every
-# host's Sections spread over both Regions of the pool (interleave).
+# 0.2 s: drack-fmd -q 3 keeps h1 within 3 Sections and still serves h2,
+# whose pings must get through; every host's Sections spread over both
+# Regions of the pool (interleave). Then h1 is made to need more than 3
+# Sections (h0 stalled, a burst of 120 frames each holding a 64 KB Buffer
+# of h1): its request beyond the quota is refused and logged.
 # fm_restart: during an 8 s iperf3 h1 -> h0, drack-fmd is killed with
 # SIGKILL and a new one started 1 s later. Granted Sections stay with
 # their hosts: traffic goes on, and the new drack-fmd starts from the
 # kernel's Section table, granting no Section that is already owned.
 #
 # What breaks it: the quota not enforced or counted wrong (quota_held:
-# a host owns more than 3 Sections), a flood that never asks for more
-# Sections or requests never answered (quota_reached: h1 below 3 and no
-# refusal logged), one host's requests starving another's or grants lost
+# a host owns more than 3 Sections), requests beyond the quota not
+# refused or not logged (quota_reached), one host's requests starving another's or grants lost
 # (h2_sections, h2_ping), a queue stuck while the FM is away or traffic
 # depending on a live FM (fm_restart_iperf), a new FM that does not read
 # the existing grants (fm_restart_sees_grants: its free count differs from
@@ -28,7 +29,7 @@
 # rmmod failing, kernel warnings (buffers_home, teardown, dmesg_clean).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 13
+ktap_plan 15
 
 DRACKCTL=$DRACK_TOP/tools/drackctl/drackctl
 QUOTA=3
@@ -92,25 +93,6 @@ quota_held() {
 }
 ktap_check quota_held quota_held
 
-quota_reached() {
-	local n
-	n=$(owned 1)
-	if ((n == QUOTA)); then
-		echo "h1 owns $n Sections"
-		return 0
-	fi
-	if grep -q "host 1: request refused: quota reached" "$FMD_LOG"; then
-		echo "h1 owns $n Sections; refusal logged"
-		return 0
-	fi
-	echo "h1 owns $n Sections (quota $QUOTA) and no refusal was logged"
-	echo "h1: section_requests $(drack_stat h1 section_requests) grants $(drack_stat h1 grants)" \
-		"tx_no_buffer $(drack_stat h1 tx_no_buffer)"
-	tail -n 20 "$FMD_LOG"
-	return 1
-}
-ktap_check quota_reached quota_reached && diag "$(head -n 1 "$DRACK_LOGDIR/check.out")"
-
 h2_sections() {
 	local c n
 	for c in 2k 64k; do
@@ -149,6 +131,49 @@ h2_ping() {
 	((tx >= 30 && rx * 10 >= tx * 9)) || { tail -n 5 "$PING_OUT"; return 1; }
 }
 ktap_check h2_ping h2_ping && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
+# Force what quota_reached checks, whatever the machine's speed: h0 stops
+# consuming (fault injection, as a hung kernel), and h1 sends it 120
+# frames of 8 KB, each holding one 64 KB Buffer of h1 until h0 hands it
+# back. 120 Buffers are 4 Sections of 32: more than the quota of 3, so h1
+# asks beyond it. The stall ends well before drack-fmd's 3 s dead timeout.
+BURST=120
+refusals() { grep -c "host 1: request refused: quota reached" "$FMD_LOG"; }
+burst_to_stalled_h0() {
+	REFUSED_BEFORE=$(refusals)
+	ip -n h1 link set rack0 mtu 9000 &&
+		ip -n h1 neigh replace "$(ip4 0)" lladdr "$(host_mac 0)" dev rack0 nud permanent &&
+		in_ns h0 ethtool --set-priv-flags rack0 stall on || return 1
+	in_ns h1 ping -q -c "$BURST" -i 0.002 -s 8000 -W 1 "$(ip4 0)" >/dev/null 2>&1
+	echo "h1: $(drack_stat h1 buf64k_inflight) 64 KB Buffers lent, $(drack_stat h1 buf64k_sections) 64 KB and $(drack_stat h1 buf2k_sections) 2 KB Sections, tx_no_buffer $(drack_stat h1 tx_no_buffer)"
+}
+
+quota_reached() {
+	local n
+	# A new request beyond the quota, made by the burst, is refused and
+	# logged at once (the flood may have logged some before).
+	if wait_for 5 eval '(( $(refusals) > REFUSED_BEFORE ))'; then
+		echo "h1 owns $(owned 1) Sections; refusal logged"
+		return 0
+	fi
+	n=$(owned 1)
+	echo "h1 owns $n Sections (quota $QUOTA) and no refusal was logged"
+	echo "h1: section_requests $(drack_stat h1 section_requests) grants $(drack_stat h1 grants)" \
+		"tx_no_buffer $(drack_stat h1 tx_no_buffer) buf64k_inflight $(drack_stat h1 buf64k_inflight)"
+	tail -n 20 "$FMD_LOG"
+	return 1
+}
+
+h0_back() {
+	in_ns h0 ethtool --set-priv-flags rack0 stall off || return 1
+	ip -n h1 neigh del "$(ip4 0)" dev rack0 2>/dev/null
+	ip -n h1 link set rack0 mtu 1500 || return 1
+	wait_for 15 ping_once h1 "$(ip4 0)" || { echo "h0 did not come back"; return 1; }
+}
+
+ktap_check burst_to_stalled_h0 burst_to_stalled_h0 && diag "$(head -n 1 "$DRACK_LOGDIR/check.out")"
+ktap_check quota_reached quota_reached && diag "$(head -n 1 "$DRACK_LOGDIR/check.out")"
+ktap_check h0_back h0_back
 
 # ---- fm_restart -------------------------------------------------------------
 
