@@ -23,7 +23,9 @@ int drack_format_pool(void *base, u64 size, u32 id, u32 max_hosts,
 	if (max_hosts < 2 || max_hosts > DRACK_MAX_HOSTS || id > U8_MAX ||
 	    !regions || regions > DRACK_MAX_REGIONS)
 		return -EINVAL;
-	if (drack_layout(&g, size, max_hosts, DRACK_REF_RING_ENTRIES,
+	/* What drack_format_validate() would refuse. */
+	if (size < DRACK_MIN_POOL_SIZE ||
+	    drack_layout(&g, size, max_hosts, DRACK_REF_RING_ENTRIES,
 			 DRACK_RET_RING_ENTRIES, DRACK_GRANT_RING_ENTRIES) ||
 	    regions > g.section_count - g.meta_sections)
 		return -ENOSPC;
