@@ -36,6 +36,8 @@ TEST(parse_u32)
 	ASSERT_EQ(-1, get_u32(&v, "4294967296"));
 	ASSERT_EQ(-1, get_u32(&v, "99999999999999999999999"));
 	ASSERT_EQ(-1, get_u32(&v, "-1"));
+	ASSERT_EQ(-1, get_u32(&v, "-0"));
+	ASSERT_EQ(-1, get_u32(&v, "-18446744073709551615"));	/* strtoul: 1 */
 	ASSERT_EQ(-1, get_u32(&v, "+1"));
 	ASSERT_EQ(-1, get_u32(&v, ""));
 	ASSERT_EQ(-1, get_u32(&v, NULL));

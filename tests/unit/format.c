@@ -58,9 +58,13 @@ TEST(formatted_pool_validates)
 						DRACK_SECTION_FREE,
 			  le16_to_cpu(e->owner));
 	}
-	/* A bigger mapping than the pool is fine. */
+	/* A bigger mapping than the pool is fine, a smaller one is not. */
 	ASSERT_EQ(0, drack_format_validate(sb, POOL_SIZE + MB, &g, &id,
 					   &regions));
+	ASSERT_EQ(-EINVAL, drack_format_validate(sb, POOL_SIZE - 1, &g, &id,
+						 &regions));
+	ASSERT_EQ(-EINVAL, drack_format_validate(sb, POOL_SIZE / 2, &g, &id,
+						 &regions));
 	free(base);
 }
 
@@ -264,6 +268,10 @@ CORRUPT(max_hosts_0, -EINVAL, set32(sb->max_hosts, 0));
 CORRUPT(max_hosts_1, -EINVAL, set32(sb->max_hosts, 1));
 CORRUPT(max_hosts_65, -EINVAL, set32(sb->max_hosts, DRACK_MAX_HOSTS + 1));
 CORRUPT(max_hosts_other, -EINVAL, add32(sb->max_hosts, 1));
+/*
+ * 255 entries take as many bytes as 256 once aligned to a cache line:
+ * the layout matches, only the power-of-two check refuses them.
+ */
 CORRUPT(ref_ring_not_pow2, -EINVAL, set32(sb->ref_ring_entries, 255));
 CORRUPT(ref_ring_too_big, -EINVAL,
 	set32(sb->ref_ring_entries, DRACK_RING_MAX * 2));
@@ -271,12 +279,12 @@ CORRUPT(ref_ring_too_small, -EINVAL,
 	set32(sb->ref_ring_entries, DRACK_RING_MIN / 2));
 CORRUPT(ref_ring_zero, -EINVAL, set32(sb->ref_ring_entries, 0));
 CORRUPT(ref_ring_other, -EINVAL, set32(sb->ref_ring_entries, 128));
-CORRUPT(ret_ring_not_pow2, -EINVAL, set32(sb->ret_ring_entries, 100));
+CORRUPT(ret_ring_not_pow2, -EINVAL, set32(sb->ret_ring_entries, 255));
 CORRUPT(ret_ring_too_big, -EINVAL, set32(sb->ret_ring_entries, 1U << 31));
-CORRUPT(grant_ring_not_pow2, -EINVAL, set32(sb->grant_ring_entries, 65));
+CORRUPT(grant_ring_not_pow2, -EINVAL, set32(sb->grant_ring_entries, 63));
 CORRUPT(grant_ring_too_big, -EINVAL,
 	set32(sb->grant_ring_entries, DRACK_RING_MAX * 2));
-CORRUPT(vq_ring_not_pow2, -EINVAL, set32(sb->vq_ring_entries, 257));
+CORRUPT(vq_ring_not_pow2, -EINVAL, set32(sb->vq_ring_entries, 255));
 CORRUPT(vq_ring_too_big, -EINVAL, set32(sb->vq_ring_entries, 8192));
 CORRUPT(vq_ring_other, -EINVAL, set32(sb->vq_ring_entries, 128));
 CORRUPT(pool_id, -EINVAL, set32(sb->pool_id, 256));

@@ -191,6 +191,14 @@ TEST(flush_event_index)
 	/* The armed entry is in the past now: later batches stay quiet. */
 	produce(&r.p, 7);
 	ASSERT_FALSE(drack_ring_flush(&r.p));
+	/* Armed for exactly the next entry: a bell for it, none after. */
+	ASSERT_EQ(3, drack_ring_avail(&r.c));
+	drack_ring_consume(&r.c, 3);
+	ASSERT_FALSE(drack_ring_arm(&r.c));
+	produce(&r.p, 71);
+	ASSERT_TRUE(drack_ring_flush(&r.p));
+	produce(&r.p, 72);
+	ASSERT_FALSE(drack_ring_flush(&r.p));
 	/* Armed further ahead than the batch reaches: quiet. */
 	hdr(&r)->event = cpu_to_le32(r.p.idx + 2);
 	produce(&r.p, 8);
