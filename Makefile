@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # make          drack.ko (against the newest installed 6.1 headers), libdrack, tools
-# make check    install test dependencies, build, run every test in QEMU guests
+# make check    install test dependencies, build, run the unit tests, then
+#               every other test in QEMU guests
+# make unit     the unit tests alone (tests/unit, user space, no guest)
 # make demo     install dependencies, build, run an emulated rack of QEMU VMs
 #                sharing one pool, apps across rack0 (tools/rack/drack-rack demo)
 # make demo-netns  the same with every host in one guest (ram pool, netns)
@@ -20,7 +22,7 @@ USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -I$(CURDIR)/kmod -I$(CURDIR)/lib
 
 export CC CFLAGS USER_CFLAGS
 
-.PHONY: all kmod lib tools tests-bin check check-612 demo demo-netns bench bench-vms bench-nic clean install
+.PHONY: all kmod lib tools tests-bin unit check check-612 demo demo-netns bench bench-vms bench-nic clean install
 
 all: kmod lib tools tests-bin
 
@@ -42,6 +44,10 @@ tools: lib
 
 tests-bin: lib
 	$(MAKE) -C tests
+	$(MAKE) -C tests/unit
+
+unit:
+	$(MAKE) -C tests/unit run
 
 check:
 	bash tests/run-all.sh
@@ -74,4 +80,5 @@ clean:
 	-$(MAKE) -C lib clean
 	-$(MAKE) -C tools clean
 	-$(MAKE) -C tests clean
+	-$(MAKE) -C tests/unit clean
 	rm -rf .build-612

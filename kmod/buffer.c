@@ -3,7 +3,9 @@
  * A host's Buffer allocator: one LIFO free stack per size class, fed by
  * the Sections the fabric manager grants, and a lent-to record per Buffer.
  */
+#ifdef __KERNEL__
 #include <linux/slab.h>
+#endif
 #include "buffer.h"
 
 /* Ask for another Section when a class falls below this many Buffers. */
@@ -14,6 +16,8 @@ int drack_alloc_init(struct drack_alloc *a, struct drack_pool *pool, u32 host)
 	u32 data = pool->geo.section_count - pool->geo.meta_sections;
 	u32 c;
 
+	if (pool->geo.pool_size > DRACK_BUF_MAX_POOL)
+		return -EINVAL;
 	spin_lock_init(&a->lock);
 	a->pool = pool;
 	a->host = host;
@@ -80,7 +84,7 @@ static void drack_buf_push(struct drack_alloc *a, struct drack_section_state *s,
 	if (s->draining)
 		ca->parked++;
 	else
-		ca->free[ca->nfree++] = off >> DRACK_BUF_SHIFT;
+		ca->free[ca->nfree++] = drack_buf_pack(off);
 }
 
 u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
@@ -92,7 +96,7 @@ u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
 
 	spin_lock_bh(&a->lock);
 	if (ca->nfree) {
-		off = (u64)ca->free[--ca->nfree] << DRACK_BUF_SHIFT;
+		off = drack_buf_unpack(ca->free[--ca->nfree]);
 		s = drack_buf_section(a, off, &index);
 		s->lent_to[index] = peer;
 		s->nlent++;
@@ -156,13 +160,28 @@ int drack_alloc_add_section(struct drack_alloc *a, u32 section, u32 buf_class)
 	a->sec[section] = s;
 	/* Push in reverse so Buffers go out in address order. */
 	for (i = nbufs; i-- > 0;)
-		ca->free[ca->nfree++] = (base + ((u64)i << shift)) >>
-					DRACK_BUF_SHIFT;
+		ca->free[ca->nfree++] = drack_buf_pack(base +
+						       ((u64)i << shift));
 	ca->total += nbufs;
 	ca->sections++;
 	ca->requested = false;
 	spin_unlock_bh(&a->lock);
 	return 0;
+}
+
+int drack_alloc_grant(struct drack_alloc *a, u32 section, u32 generation,
+		      u32 *buf_class)
+{
+	struct drack_section_entry *e;
+
+	if (section >= a->pool->geo.section_count)
+		return -EINVAL;
+	e = drack_section_entry(a->pool, section);
+	*buf_class = READ_ONCE(e->buf_class);
+	if (drack_section_owner(a->pool, section) != a->host ||
+	    le32_to_cpu(READ_ONCE(e->generation)) != generation)
+		return -EINVAL;
+	return drack_alloc_add_section(a, section, *buf_class);
 }
 
 u32 drack_alloc_release(struct drack_alloc *a)
@@ -231,7 +250,7 @@ bool drack_alloc_drain_section(struct drack_alloc *a, u32 section)
 	ca->draining++;
 	ca->parked += s->nbufs - s->nlent;
 	/* Take its free Buffers off the stack, keeping the others' order. */
-	first = ((u64)section << DRACK_SECTION_SHIFT) >> DRACK_BUF_SHIFT;
+	first = drack_buf_pack((u64)section << DRACK_SECTION_SHIFT);
 	last = first + (DRACK_SECTION_SIZE >> DRACK_BUF_SHIFT);
 	for (i = 0, j = 0; i < ca->nfree; i++) {
 		v = ca->free[i];

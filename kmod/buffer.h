@@ -8,7 +8,9 @@
 #ifndef _DRACK_BUFFER_H
 #define _DRACK_BUFFER_H
 
+#ifdef __KERNEL__
 #include <linux/spinlock.h>
+#endif
 #include "pool.h"
 
 #define DRACK_NOT_LENT	0xff
@@ -38,6 +40,23 @@ struct drack_class_alloc {
 /* Buffer offsets are multiples of the smallest class. */
 #define DRACK_BUF_SHIFT DRACK_CLASS_SHIFT(DRACK_CLASS_2K)
 
+/*
+ * The free stacks hold Buffer offsets >> DRACK_BUF_SHIFT in a u32: the
+ * allocator serves pools of up to 2^(32 + 11) bytes, 8 TB, and refuses
+ * larger ones (drack_alloc_init()).
+ */
+#define DRACK_BUF_MAX_POOL	(1ULL << (32 + DRACK_BUF_SHIFT))
+
+static inline u32 drack_buf_pack(u64 off)
+{
+	return (u32)(off >> DRACK_BUF_SHIFT);
+}
+
+static inline u64 drack_buf_unpack(u32 v)
+{
+	return (u64)v << DRACK_BUF_SHIFT;
+}
+
 struct drack_alloc {
 	spinlock_t lock;		/* free stacks and lent-to records */
 	struct drack_pool *pool;
@@ -46,6 +65,7 @@ struct drack_alloc {
 	struct drack_section_state **sec;	/* by Section id */
 };
 
+/* -EINVAL for a pool larger than DRACK_BUF_MAX_POOL. */
 int drack_alloc_init(struct drack_alloc *a, struct drack_pool *pool, u32 host);
 /* Give every owned Section back to the pool; returns Buffers still lent. */
 u32 drack_alloc_release(struct drack_alloc *a);
@@ -60,6 +80,13 @@ int drack_buf_return(struct drack_alloc *a, u64 off, u32 peer);
 
 /* Add a Section the FM granted; -EINVAL if the grant does not check out. */
 int drack_alloc_add_section(struct drack_alloc *a, u32 section, u32 buf_class);
+/*
+ * A grant from the grant ring: add @section if the pool's Section table
+ * says it is ours at @generation, with the class it shows there (in
+ * *@buf_class). -EINVAL if the grant does not check out.
+ */
+int drack_alloc_grant(struct drack_alloc *a, u32 section, u32 generation,
+		      u32 *buf_class);
 
 /*
  * Revoke: stop lending Buffers of @section; true if it is ours. Once

@@ -6,6 +6,7 @@
 #ifndef _DRACK_POOL_H
 #define _DRACK_POOL_H
 
+#ifdef __KERNEL__
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/miscdevice.h>
@@ -13,10 +14,13 @@
 #include <linux/netlink.h>
 #include <linux/rcupdate.h>
 #include <linux/workqueue.h>
-#include "uapi/drack_pool.h"
+#endif
+#include "format.h"
 
 struct drack_pool;
 struct drack_pool_client;
+struct netlink_ext_ack;
+struct vm_area_struct;
 
 /*
  * What a host living in this kernel (the netdev layer) lets the pool call:
@@ -69,8 +73,11 @@ struct drack_backend_ops {
 	u16 (*notify_id)(struct drack_pool *pool);
 };
 
+/*
+ * Only the pool's memory and geometry outside the kernel: the unit tests
+ * (tests/unit/) run the Buffer allocator on a pool in user memory.
+ */
 struct drack_pool {
-	struct list_head node;			/* in drack_pools */
 	u32 id;
 	void *base;
 	struct drack_geometry geo;		/* validated, never re-read */
@@ -78,6 +85,8 @@ struct drack_pool {
 	u32 regions;				/* memory devices interleaved */
 	const struct drack_backend_ops *ops;
 	void *backend_priv;
+#ifdef __KERNEL__
+	struct list_head node;			/* in drack_pools */
 
 	struct mutex lock;			/* joins, leaves, grants */
 	/* Hosts living in this kernel, by host id. */
@@ -90,12 +99,11 @@ struct drack_pool {
 
 	struct miscdevice misc;
 	char misc_name[24];
+#endif
 };
 
 extern struct list_head drack_pools;		/* under drack_pools_lock */
 extern struct mutex drack_pools_lock;
-
-#define DRACK_MAX_REGIONS	16
 
 /* Format @base (fresh memory) as pool @id. */
 int drack_pool_format(void *base, u64 size, u32 id, u32 max_hosts,
@@ -208,6 +216,7 @@ bool drack_pool_kick_here(struct drack_pool *pool, u32 host);
  */
 bool drack_pool_kick_local(struct drack_pool *pool, bool only_pending);
 
+#ifdef __KERNEL__
 /* Polling for backends without doorbells: fast while busy, slow idle. */
 struct drack_poller {
 	struct hrtimer timer;
@@ -218,6 +227,7 @@ struct drack_poller {
 void drack_poller_init(struct drack_poller *p, struct drack_pool *pool);
 void drack_poller_start(struct drack_poller *p);
 void drack_poller_stop(struct drack_poller *p);
+#endif
 
 /* Every local device re-evaluates its peers (carrier). */
 void drack_pool_peers_changed(struct drack_pool *pool);

@@ -53,8 +53,6 @@ static void drack_dev_request_work(struct work_struct *work)
 static void drack_dev_grant_work(struct work_struct *work)
 {
 	struct drack_dev *dd = container_of(work, struct drack_dev, grant_work);
-	struct drack_pool *pool = dd->pool;
-	struct drack_section_entry *e;
 	struct drack_grant g;
 	u32 section, buf_class;
 	int i, n, got = 0;
@@ -69,16 +67,8 @@ static void drack_dev_grant_work(struct work_struct *work)
 	for (i = 0; i < n; i++) {
 		memcpy(&g, drack_ring_peek(&dd->grant_in, i), sizeof(g));
 		section = le32_to_cpu(g.section);
-		if (section >= pool->geo.section_count) {
-			drack_stat_ctl_inc(&dd->stats, DRACK_S_GRANT_BAD);
-			continue;
-		}
-		e = drack_section_entry(pool, section);
-		buf_class = READ_ONCE(e->buf_class);
-		if (drack_section_owner(pool, section) != dd->host ||
-		    le32_to_cpu(READ_ONCE(e->generation)) !=
-		    le32_to_cpu(g.generation) ||
-		    drack_alloc_add_section(&dd->alloc, section, buf_class)) {
+		if (drack_alloc_grant(&dd->alloc, section,
+				      le32_to_cpu(g.generation), &buf_class)) {
 			drack_stat_ctl_inc(&dd->stats, DRACK_S_GRANT_BAD);
 			continue;
 		}

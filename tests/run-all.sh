@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # run-all.sh: what `make check` runs. Installs the dependencies, builds
-# everything, compile-checks against the 6.12 headers, then runs the whole
-# netns suite (tests/guest-suite.sh) in one QEMU guest. Prints KTAP, ends
+# everything, compile-checks against the 6.12 headers, runs the unit tests
+# (tests/unit, user space), then runs the whole netns suite
+# (tests/guest-suite.sh) in one QEMU guest. Prints KTAP, ends
 # with exactly one `N passed, N failed` line and exits non-zero on any
 # failure.
 #
@@ -61,12 +62,13 @@ main() {
 		done
 	fi
 	echo "KTAP version 1"
-	echo "1..$((5 + ${#tests[@]} + ${#multi[@]}))"
+	echo "1..$((6 + ${#tests[@]} + ${#multi[@]}))"
 
 	step install_deps bash tests/install-deps.sh
 	step build make || build=1
 	step check_612 make check-612
 	step layers bash tests/lint/layers.sh
+	step unit make -C tests/unit run
 
 	local first=$((N + 1))
 	if ((build)); then

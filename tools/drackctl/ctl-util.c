@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * drackctl: what the objects share: the keyword argument parser, the
- * show loops over drack links and over pools, the counters of local
- * hosts and their printing.
+ * drackctl: what the objects share: the show loops over drack links and
+ * over pools, the counters of local hosts and their printing (the
+ * argument parser is in ctl-args.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,77 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ctl.h"
-
-static bool ctl_arg_is(const struct ctl_arg *a, const char *arg)
-{
-	if (a->flags & CTL_ARG_EXACT)
-		return !strcmp(arg, a->key) || (a->alias && !strcmp(arg, a->alias));
-	return matches(arg, a->key) || (a->alias && matches(arg, a->alias));
-}
-
-static bool ctl_arg_have(const struct ctl_arg *a)
-{
-	return a->have ? *a->have : *a->str != NULL;
-}
-
-/* The value @arg of @a: 0, or the exit status after an error message. */
-static int ctl_arg_set(const struct ctl_arg *a, const char *arg)
-{
-	if (ctl_arg_have(a))
-		return duparg(a->name ? a->name : a->key, arg);
-	if (a->get) {
-		if (a->get(a->u32, arg))
-			return invarg(a->invalid, arg);
-	} else {
-		if ((a->flags & CTL_ARG_IFNAME) && !ifname_ok(arg))
-			return invarg(a->invalid, arg);
-		*a->str = arg;
-	}
-	if (a->have)
-		*a->have = true;
-	return 0;
-}
-
-int ctl_args(int argc, char **argv, const struct ctl_arg *args,
-	     const char *obj, void (*usage)(FILE *out))
-{
-	const struct ctl_arg *a, *pos;
-	int ret;
-
-	for (; argc > 0; argc--, argv++) {
-		pos = NULL;
-		for (a = args; a->key; a++) {
-			if (a->flags & CTL_ARG_POSITIONAL)
-				pos = a;
-			else if (ctl_arg_is(a, *argv))
-				break;
-		}
-		if (a->key) {
-			if (!(a->flags & CTL_ARG_BARE))
-				NEXT_ARG();
-		} else if (matches(*argv, "help")) {
-			usage(stdout);
-			return CTL_OK;
-		} else if (pos) {
-			a = pos;
-			if (ctl_arg_is(a, *argv))
-				NEXT_ARG();
-		} else {
-			return garbage(obj, *argv);
-		}
-		ret = ctl_arg_set(a, *argv);
-		if (ret)
-			return ret;
-	}
-	for (a = args; a->key; a++) {
-		if ((a->flags & CTL_ARG_REQUIRED) && !ctl_arg_have(a)) {
-			fprintf(stderr, "Not enough information: \"%s\" argument is required.\n",
-				a->name ? a->name : a->key);
-			return CTL_EUSAGE;
-		}
-	}
-	return CTL_MORE;
-}
 
 int ctl_open_netns(const char *ns, bool pids)
 {
