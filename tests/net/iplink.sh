@@ -100,17 +100,19 @@ before=$(hosts_now)
 
 # ARGS... EXPECTED: ip fails with EXPECTED on stderr, nothing created
 bad_one() {
-	local want=$1 out rc=0; shift
+	local want=$1 out rc=0 bad=0; shift
 	out=$(ip link add rack8 type drack "$@" 2>&1) || rc=$?
 	if ((rc == 0)) || [[ $out != *"$want"* ]]; then
 		echo "ip link add rack8 type drack $*: rc $rc: $out (expected: $want)"
-		return 1
+		bad=1
 	fi
 	if ip link show rack8 >/dev/null 2>&1; then
 		echo "ip link add rack8 type drack $*: rack8 exists"
 		ip link del rack8
-		return 1
+		wait_for 10 eval '[[ $(hosts_now) == "$before" ]]'
+		bad=1
 	fi
+	return $bad
 }
 bad_input() {
 	local bad=0 now
