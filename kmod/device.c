@@ -278,19 +278,42 @@ static int drack_newlink(struct net *src_net, struct net_device *ndev,
 static const struct nla_policy drack_policy[IFLA_DRACK_MAX + 1] = {
 	[IFLA_DRACK_POOL] = NLA_POLICY_MAX(NLA_U32, U8_MAX),
 	[IFLA_DRACK_HOST] = NLA_POLICY_MAX(NLA_U32, DRACK_MAX_HOSTS - 1),
+	[IFLA_DRACK_STATE] = { .type = NLA_REJECT,
+			       .reject_message = "the host state is read only" },
+	[IFLA_DRACK_PEERS] = { .type = NLA_REJECT,
+			       .reject_message = "the peer count is read only" },
+	[IFLA_DRACK_SECTIONS] = { .type = NLA_REJECT,
+				  .reject_message = "the Section count is read only" },
 };
 
 static size_t drack_get_size(const struct net_device *ndev)
 {
-	return nla_total_size(sizeof(u32)) * 2;
+	/* POOL, HOST, STATE, PEERS, SECTIONS */
+	return nla_total_size(sizeof(u32)) * 5;
+}
+
+/* Peers this host may send to now, as sysfs drack/peers lists them. */
+static u32 drack_dev_reachable_peers(struct drack_dev *dd)
+{
+	u32 h, n = 0;
+
+	for (h = 0; h < dd->nhosts; h++)
+		n += h != dd->host && drack_host_reachable(dd->pool, h);
+	return n;
 }
 
 static int drack_fill_info(struct sk_buff *skb, const struct net_device *ndev)
 {
 	struct drack_dev *dd = netdev_priv(ndev);
+	struct drack_pool *pool = dd->pool;
 
-	if (nla_put_u32(skb, IFLA_DRACK_POOL, dd->pool->id) ||
-	    nla_put_u32(skb, IFLA_DRACK_HOST, dd->host))
+	if (nla_put_u32(skb, IFLA_DRACK_POOL, pool->id) ||
+	    nla_put_u32(skb, IFLA_DRACK_HOST, dd->host) ||
+	    nla_put_u32(skb, IFLA_DRACK_STATE,
+			drack_host_state(pool, dd->host)) ||
+	    nla_put_u32(skb, IFLA_DRACK_PEERS, drack_dev_reachable_peers(dd)) ||
+	    nla_put_u32(skb, IFLA_DRACK_SECTIONS,
+			drack_pool_host_sections(pool, dd->host)))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -19,6 +19,10 @@ enum {
 	IFLA_DRACK_UNSPEC,
 	IFLA_DRACK_POOL,	/* u32: pool id, default 0 */
 	IFLA_DRACK_HOST,	/* u32: host id, default: the next free one */
+	/* Read only (ip -d link show); newlink refuses them: */
+	IFLA_DRACK_STATE,	/* u32: enum drack_host_state of this host */
+	IFLA_DRACK_PEERS,	/* u32: peers reachable now (UP, running) */
+	IFLA_DRACK_SECTIONS,	/* u32: Sections it owns in the pool */
 	__IFLA_DRACK_MAX,
 };
 #define IFLA_DRACK_MAX (__IFLA_DRACK_MAX - 1)
