@@ -4,6 +4,8 @@
 # make check    install test dependencies, build, run the unit tests, then
 #               every other test in QEMU guests
 # make unit     the unit tests alone (tests/unit, user space, no guest)
+# make netlink-gen  regenerate the netlink code from
+#                Documentation/netlink/specs/drack.yaml (tools/ynl/regen.sh)
 # make demo     install dependencies, build, run an emulated rack of QEMU VMs
 #                sharing one pool, apps across rack0 (tools/rack/drack-rack demo)
 # make demo-netns  the same with every host in one guest (ram pool, netns)
@@ -22,7 +24,7 @@ USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -I$(CURDIR)/kmod -I$(CURDIR)/lib
 
 export CC CFLAGS USER_CFLAGS
 
-.PHONY: all kmod lib tools tests-bin unit check check-612 demo demo-netns bench bench-vms bench-nic clean install
+.PHONY: all kmod lib tools tests-bin unit netlink-gen check check-612 demo demo-netns bench bench-vms bench-nic clean install
 
 all: kmod lib tools tests-bin
 
@@ -48,6 +50,9 @@ tests-bin: lib
 
 unit:
 	$(MAKE) -C tests/unit run
+
+netlink-gen:
+	bash tools/ynl/regen.sh
 
 check:
 	bash tests/run-all.sh

@@ -10,6 +10,8 @@
 #include <net/genetlink.h>
 #include "pool.h"
 #include "uapi/drack.h"
+/* generated: the request policy, the op table, the handlers' prototypes */
+#include "netlink_gen.h"
 
 extern struct genl_family drack_genl_family;
 
@@ -56,27 +58,7 @@ int drack_nl_pool_table_dump(struct sk_buff *skb, struct netlink_callback *cb,
 /* netlink_fm.c */
 /* The pool of an FM command; -EBUSY if another socket is its FM. */
 struct drack_pool *drack_nl_fm_pool(struct genl_info *info);
-int drack_nl_section_grant_doit(struct sk_buff *skb, struct genl_info *info);
-int drack_nl_section_revoke_doit(struct sk_buff *skb, struct genl_info *info);
-int drack_nl_host_fence_doit(struct sk_buff *skb, struct genl_info *info);
-int drack_nl_host_reclaim_doit(struct sk_buff *skb, struct genl_info *info);
-int drack_nl_fm_register_doit(struct sk_buff *skb, struct genl_info *info);
-int drack_nl_fm_unregister_doit(struct sk_buff *skb, struct genl_info *info);
-int drack_nl_pool_format_doit(struct sk_buff *skb, struct genl_info *info);
 int drack_nl_fm_init(void);
 void drack_nl_fm_exit(void);
-
-/* netlink_local.c */
-int drack_nl_peer_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
-int drack_nl_class_get_dumpit(struct sk_buff *skb,
-			      struct netlink_callback *cb);
-int drack_nl_stats_get_dumpit(struct sk_buff *skb,
-			      struct netlink_callback *cb);
-
-/* netlink_nic.c */
-int drack_nl_nic_export_doit(struct sk_buff *skb, struct genl_info *info);
-int drack_nl_nic_unexport_doit(struct sk_buff *skb, struct genl_info *info);
-int drack_nl_nic_assign_doit(struct sk_buff *skb, struct genl_info *info);
-int drack_nl_nic_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 #endif /* _DRACK_NETLINK_H */

@@ -19,6 +19,7 @@ struct drack_nl {
 /* Called for every reply message; non-zero stops the user's walk. */
 typedef int (*dl_parse_fn)(struct nlmsghdr *nlh, void *arg);
 
+/* policy_gen.c, generated from the family's spec (tools/ynl/regen.sh) */
 extern struct nla_policy dl_policy[DRACK_A_MAX + 1];
 
 /* A connected generic netlink socket with extended ACKs, or NULL, errno. */

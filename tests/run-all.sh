@@ -62,12 +62,13 @@ main() {
 		done
 	fi
 	echo "KTAP version 1"
-	echo "1..$((6 + ${#tests[@]} + ${#multi[@]}))"
+	echo "1..$((7 + ${#tests[@]} + ${#multi[@]}))"
 
 	step install_deps bash tests/install-deps.sh
 	step build make || build=1
 	step check_612 make check-612
 	step layers bash tests/lint/layers.sh
+	step netlink_spec bash tools/ynl/regen.sh --check
 	step unit make -C tests/unit run
 
 	local first=$((N + 1))

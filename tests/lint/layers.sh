@@ -23,7 +23,7 @@ declare -A layer=(
 	[nic_port.c]=3 [vnic.c]=3 [stats.h]=3 [stats.c]=3 [main.c]=4
 	[uapi/drack.h]=4 [uapi/drack_genl.h]=4
 	[netlink.h]=4 [netlink.c]=4 [netlink_fm.c]=4 [netlink_local.c]=4
-	[netlink_nic.c]=4 [sysfs.c]=4 [netlink-gen.h]=4 [netlink-gen.c]=4
+	[netlink_nic.c]=4 [sysfs.c]=4 [netlink_gen.h]=4 [netlink_gen.c]=4
 )
 names=(format pool peer netdev control)
 # The link attributes (uapi/drack.h) are the netdev's API too.
