@@ -7,6 +7,7 @@
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include "device.h"
+#include "trace.h"
 
 #define DRACK_LEAVE_WAIT_MS	2000
 
@@ -25,6 +26,16 @@ void drack_dev_set_flags(struct drack_dev *dd, u32 set, u32 clear)
 	mutex_unlock(&dd->pool->lock);
 }
 
+/* Trace @h's state when it changed since we last looked; racers trace once. */
+static void drack_dev_seen_state(struct drack_dev *dd, u32 h, u32 state)
+{
+	u32 *seen = &dd->peers[h].state, old = READ_ONCE(*seen);
+
+	if (old != state && cmpxchg(seen, old, state) == old)
+		trace_drack_peer_state(dd->ndev, dd->pool->id, dd->host, h, old,
+				       state);
+}
+
 void drack_dev_update_carrier(struct drack_dev *dd)
 {
 	bool reachable = false;
@@ -35,6 +46,7 @@ void drack_dev_update_carrier(struct drack_dev *dd)
 		if (h == dd->host)
 			continue;
 		state = drack_host_state(dd->pool, h);
+		drack_dev_seen_state(dd, h, state);
 		if (state == DRACK_HOST_UP || state == DRACK_HOST_LEAVING)
 			peers |= BIT_ULL(h);
 		reachable |= drack_host_reachable(dd->pool, h);
@@ -104,7 +116,7 @@ static void drack_dev_reset_entry(struct drack_dev *dd, bool after_fence)
 	struct drack_host_entry *e = drack_dev_entry(dd);
 	u32 p;
 
-	WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_JOINING));
+	drack_host_set_state(dd->pool, dd->host, DRACK_HOST_JOINING);
 	e->generation = cpu_to_le32(le32_to_cpu(e->generation) + 1);
 	for (p = 0; p < dd->nhosts; p++)
 		drack_peer_rejoin(&dd->peers[p], after_fence);
@@ -122,7 +134,7 @@ static void drack_dev_reset_entry(struct drack_dev *dd, bool after_fence)
 		e->buffers_free[p] = 0;
 	}
 	smp_wmb(); /* rings reset before anyone sees us up */
-	WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_UP));
+	drack_host_set_state(dd->pool, dd->host, DRACK_HOST_UP);
 }
 
 /*
@@ -243,8 +255,7 @@ int drack_dev_join(struct drack_dev *dd, struct drack_pool *pool,
 			drack_alloc_free(&dd->alloc);
 	}
 	if (err) {
-		WRITE_ONCE(drack_host_entry(pool, host)->state,
-			   cpu_to_le32(DRACK_HOST_FREE));
+		drack_host_set_state(pool, host, DRACK_HOST_FREE);
 		goto unlock;
 	}
 	drack_host_mac(mac, pool->id, host);
@@ -324,7 +335,7 @@ void drack_dev_leave(struct drack_dev *dd)
 		 drack_host_state(pool, dd->host) != DRACK_HOST_UP;
 	if (!fenced) {
 		WRITE_ONCE(e->flags, 0);
-		WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_LEAVING));
+		drack_host_set_state(pool, dd->host, DRACK_HOST_LEAVING);
 	}
 	mutex_unlock(&pool->lock);
 	drack_pool_peers_changed(pool);
@@ -341,7 +352,7 @@ void drack_dev_leave(struct drack_dev *dd)
 	/* Granted Sections, including grants never picked up, go back. */
 	if (!fenced) {
 		drack_pool_free_host_sections(pool, dd->host);
-		WRITE_ONCE(e->state, cpu_to_le32(DRACK_HOST_FREE));
+		drack_host_set_state(pool, dd->host, DRACK_HOST_FREE);
 	}
 	mutex_unlock(&pool->lock);
 

@@ -5,6 +5,7 @@
  */
 #include <linux/if_ether.h>
 #include "peer.h"
+#include "trace.h"
 
 void drack_peer_init(struct drack_peer *p, struct drack_pool *pool, u32 self,
 		     u32 id)
@@ -14,6 +15,7 @@ void drack_peer_init(struct drack_peer *p, struct drack_pool *pool, u32 self,
 	p->pool = pool;
 	p->id = id;
 	p->self = self;
+	p->state = DRACK_HOST_FREE;	/* unseen: the first sight is traced */
 	drack_ring_init(&p->ref_in,
 			drack_pool_ptr(pool, drack_ref_ring_off(g, self, id)),
 			g->ref_ring_entries, sizeof(struct drack_ref));
@@ -76,22 +78,24 @@ int drack_peer_take_returns(struct drack_peer *p, struct drack_alloc *a,
 {
 	struct drack_ring *r = &p->ret_in;
 	struct drack_ret *ret;
-	int i, n;
+	int i, n, nbad = 0;
 
 	n = drack_ring_avail(r);
 	if (n < 0) {
 		drack_peer_count_bad(&p->rx);
 		return -1;
 	}
+	if (!n)
+		return 0;
 	for (i = 0; i < n; i++) {
 		ret = drack_ring_peek(r, i);
 		if (drack_buf_return(a, le64_to_cpu(READ_ONCE(ret->off)), p->id))
-			(*bad)++;
-		else
-			(*ok)++;
+			nbad++;
 	}
-	if (n)
-		drack_ring_consume(r, n);
+	drack_ring_consume(r, n);
+	*ok += n - nbad;
+	*bad += nbad;
+	trace_drack_buf_return(p->pool->id, p->self, p->id, n - nbad, nbad);
 	return 0;
 }
 

@@ -26,6 +26,7 @@ struct drack_peer {
 	struct drack_pool *pool;
 	u32 id;				/* its host id */
 	u32 self;			/* ours */
+	u32 state;			/* its state as last seen, for the trace */
 	struct drack_ring ref_out;	/* our ref_queue at the peer */
 	struct drack_ring ref_in;	/* its ref_queue here */
 	struct drack_ring ret_out;	/* its Buffers we hand back */

@@ -9,6 +9,7 @@
 #include <net/rtnetlink.h>
 #include "pool.h"
 #include "ring.h"
+#include "trace.h"
 
 /* Every pool of this kernel; the lock also orders link creation. */
 LIST_HEAD(drack_pools);
@@ -138,6 +139,28 @@ void drack_pool_unregister(struct drack_pool *pool)
 	list_del(&pool->node);
 	mutex_unlock(&drack_pools_lock);
 	drack_chardev_unregister(pool);
+}
+
+/* Both of the host table's state writers trace what they change. */
+bool drack_host_cmpxchg(struct drack_pool *pool, u32 host, u32 old, u32 new)
+{
+	u32 *state = (__force u32 *)&drack_host_entry(pool, host)->state;
+	u32 o = (__force u32)cpu_to_le32(old);
+
+	if (cmpxchg(state, o, (__force u32)cpu_to_le32(new)) != o)
+		return false;
+	trace_drack_host_state(pool->id, host, old, new);
+	return true;
+}
+
+void drack_host_set_state(struct drack_pool *pool, u32 host, u32 state)
+{
+	struct drack_host_entry *e = drack_host_entry(pool, host);
+	u32 old = le32_to_cpu(READ_ONCE(e->state));
+
+	WRITE_ONCE(e->state, cpu_to_le32(state));
+	if (old != state)
+		trace_drack_host_state(pool->id, host, old, state);
 }
 
 u32 drack_pool_host_sections(struct drack_pool *pool, u32 host)
@@ -311,6 +334,8 @@ int drack_pool_revoke(struct drack_pool *pool, u32 section,
 	}
 	e = drack_section_entry(pool, section);
 	WRITE_ONCE(e->flags, READ_ONCE(e->flags) | DRACK_SECTION_F_REVOKE);
+	trace_drack_section_revoke(pool->id, section, owner,
+				   READ_ONCE(e->buf_class));
 	drack_pool_kick(pool, owner);
 out:
 	mutex_unlock(&pool->lock);
@@ -361,10 +386,14 @@ again:
 
 u32 drack_pool_free_host_sections(struct drack_pool *pool, u32 host)
 {
+	enum drack_trace_free why = DRACK_TRACE_LEFT;
 	struct drack_section_entry *se;
 	u32 s, n = 0;
 
 	lockdep_assert_held(&pool->lock);
+	/* Leaving hosts free their own; the FM frees a fenced host's. */
+	if (drack_host_state(pool, host) == DRACK_HOST_DEAD)
+		why = DRACK_TRACE_RECLAIMED;
 	for (s = pool->geo.meta_sections; s < pool->geo.section_count; s++) {
 		if (drack_section_owner(pool, s) != host)
 			continue;
@@ -375,6 +404,8 @@ u32 drack_pool_free_host_sections(struct drack_pool *pool, u32 host)
 		WRITE_ONCE(se->owner, cpu_to_le16(DRACK_SECTION_FREE));
 		drack_pool_notify_section(pool, s, DRACK_SECTION_FREE,
 					READ_ONCE(se->buf_class));
+		trace_drack_section_free(pool->id, s, host,
+					 READ_ONCE(se->buf_class), why);
 		n++;
 	}
 	return n;
@@ -410,8 +441,7 @@ int drack_pool_reclaim(struct drack_pool *pool, u32 host,
 		}
 	}
 	n = drack_pool_free_host_sections(pool, host);
-	WRITE_ONCE(drack_host_entry(pool, host)->state,
-		   cpu_to_le32(DRACK_HOST_FREE));
+	drack_host_set_state(pool, host, DRACK_HOST_FREE);
 out:
 	mutex_unlock(&pool->lock);
 	if (err)

@@ -145,14 +145,9 @@ static inline u32 drack_host_state(struct drack_pool *pool, u32 host)
  * host table, so a slot is claimed (and a host fenced) by compare and
  * exchange, never by a check followed by a store.
  */
-static inline bool drack_host_cmpxchg(struct drack_pool *pool, u32 host,
-				      u32 old, u32 new)
-{
-	u32 *state = (__force u32 *)&drack_host_entry(pool, host)->state;
-	u32 o = (__force u32)cpu_to_le32(old);
-
-	return cmpxchg(state, o, (__force u32)cpu_to_le32(new)) == o;
-}
+bool drack_host_cmpxchg(struct drack_pool *pool, u32 host, u32 old, u32 new);
+/* Store @host's state where no other kernel races for the slot. */
+void drack_host_set_state(struct drack_pool *pool, u32 host, u32 state);
 
 /* Claim a free slot for a join. */
 static inline bool drack_host_claim(struct drack_pool *pool, u32 host)

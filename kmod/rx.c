@@ -7,6 +7,7 @@
 #include <linux/etherdevice.h>
 #include <linux/virtio_net.h>
 #include "device.h"
+#include "trace.h"
 
 #define DRACK_RX_LINEAR	256
 
@@ -83,7 +84,7 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 			 bool deliver)
 {
 	struct drack_peer *p = &dd->peers[peer];
-	bool alive, returnable, blocked = false;
+	bool alive, returnable, valid, blocked = false;
 	struct drack_ref ref;
 	int n, space, done = 0;
 
@@ -106,7 +107,12 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 		}
 		/* One copy out of shared memory: validate what we use. */
 		memcpy(&ref, drack_ring_peek(&p->ref_in, done), sizeof(ref));
-		if (!drack_peer_ref_valid(p, &ref, &returnable)) {
+		valid = drack_peer_ref_valid(p, &ref, &returnable);
+		if (valid)
+			trace_drack_receive(dd->ndev, dd->pool->id, dd->host,
+					    peer, le32_to_cpu(ref.len),
+					    le64_to_cpu(ref.off), !deliver);
+		if (!valid) {
 			drack_stat_inc(&dd->stats, DRACK_S_RX_BAD_DESC);
 			drack_peer_count_bad(&p->rx);
 		} else if (deliver) {

@@ -4,6 +4,7 @@
  * Buffer class runs low, taking its grants, giving revoked ones back.
  */
 #include "device.h"
+#include "trace.h"
 
 /* Mark classes short of Buffers as requested and let the work ask the FM. */
 void drack_dev_request_sections(struct drack_dev *dd)
@@ -73,6 +74,9 @@ static void drack_dev_grant_work(struct work_struct *work)
 			continue;
 		}
 		WRITE_ONCE(drack_dev_entry(dd)->sections_wanted[buf_class], 0);
+		/* Before the counter: who sees the grant counted sees it traced. */
+		trace_drack_section_grant(dd->pool->id, section, dd->host,
+					  buf_class);
 		drack_stat_ctl_inc(&dd->stats, DRACK_S_GRANTS);
 		got++;
 	}
@@ -135,6 +139,8 @@ static void drack_dev_revoke_work(struct work_struct *work)
 		if (!mine)
 			continue;
 		drack_stat_ctl_inc(&dd->stats, DRACK_S_REVOKES);
+		trace_drack_section_free(pool->id, s, dd->host, buf_class,
+					 DRACK_TRACE_REVOKED);
 		drack_pool_notify_section(pool, s, DRACK_SECTION_FREE, buf_class);
 	}
 	drack_dev_request_sections(dd);

@@ -7,6 +7,7 @@
 #include <linux/etherdevice.h>
 #include <linux/virtio_net.h>
 #include "device.h"
+#include "trace.h"
 
 /*
  * Host ids are encoded in the MAC (drack_host_mac()); the host table's
@@ -79,6 +80,8 @@ static int drack_tx_one(struct drack_dev *dd, struct sk_buff *skb, u32 peer,
 	/* Visible now: the peer may be polling; the doorbell is batched. */
 	drack_ring_post(&p->ref_out);
 	dd->kick_pending |= BIT_ULL(peer);
+	trace_drack_xmit(dd->ndev, dd->pool->id, dd->host, peer, len, buf_class,
+			 off, flags & DRACK_REF_F_BCAST);
 
 	drack_stat_inc(&dd->stats, DRACK_S_TX_REFS);
 	drack_peer_count(&p->tx, len);
