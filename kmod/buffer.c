@@ -21,6 +21,8 @@ int drack_alloc_init(struct drack_alloc *a, struct drack_pool *pool, u32 host)
 	spin_lock_init(&a->lock);
 	a->pool = pool;
 	a->host = host;
+	memset(a->peer_cap, 0, sizeof(a->peer_cap));
+	memset(a->peer_lent, 0, sizeof(a->peer_lent));
 	a->sec = kvcalloc(pool->geo.section_count, sizeof(*a->sec),
 			  GFP_KERNEL);
 	if (!a->sec)
@@ -79,12 +81,29 @@ static void drack_buf_push(struct drack_alloc *a, struct drack_section_state *s,
 {
 	struct drack_class_alloc *ca = &a->cls[s->buf_class];
 
+	if (s->lent_to[index] < DRACK_MAX_HOSTS)
+		a->peer_lent[s->buf_class][s->lent_to[index]]--;
 	s->lent_to[index] = DRACK_NOT_LENT;
 	s->nlent--;
 	if (s->draining)
 		ca->parked++;
 	else
 		ca->free[ca->nfree++] = drack_buf_pack(off);
+}
+
+void drack_alloc_set_peer_cap(struct drack_alloc *a, u64 bytes)
+{
+	u64 n;
+	u32 c;
+
+	for (c = 0; c < DRACK_NR_CLASSES; c++) {
+		n = bytes >> DRACK_CLASS_SHIFT(c);
+		if (bytes && !n)
+			n = 1;		/* a cap below one Buffer still lends one */
+		if (n > 0xffffffffULL)
+			n = 0xffffffffULL;
+		WRITE_ONCE(a->peer_cap[c], (u32)n);
+	}
 }
 
 u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
@@ -94,12 +113,15 @@ u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
 	u32 index;
 	u64 off = 0;
 
+	if (peer >= DRACK_MAX_HOSTS)
+		return 0;
 	spin_lock_bh(&a->lock);
-	if (ca->nfree) {
+	if (ca->nfree && !drack_buf_peer_capped(a, buf_class, peer)) {
 		off = drack_buf_unpack(ca->free[--ca->nfree]);
 		s = drack_buf_section(a, off, &index);
 		s->lent_to[index] = peer;
 		s->nlent++;
+		a->peer_lent[buf_class][peer]++;
 	}
 	spin_unlock_bh(&a->lock);
 	return off;

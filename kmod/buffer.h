@@ -62,6 +62,12 @@ struct drack_alloc {
 	struct drack_pool *pool;
 	u32 host;
 	struct drack_class_alloc cls[DRACK_NR_CLASSES];
+	/*
+	 * Buffers one peer may hold (0: no cap) and how many each holds: a
+	 * peer that never hands them back cannot drain our Sections.
+	 */
+	u32 peer_cap[DRACK_NR_CLASSES];
+	u32 peer_lent[DRACK_NR_CLASSES][DRACK_MAX_HOSTS];
 	struct drack_section_state **sec;	/* by Section id */
 };
 
@@ -71,7 +77,29 @@ int drack_alloc_init(struct drack_alloc *a, struct drack_pool *pool, u32 host);
 u32 drack_alloc_release(struct drack_alloc *a);
 void drack_alloc_free(struct drack_alloc *a);
 
-/* Take a Buffer of @buf_class lent to @peer; 0 if none is free. */
+/* At most @bytes of Buffers of each class lent to one peer (0: no cap). */
+void drack_alloc_set_peer_cap(struct drack_alloc *a, u64 bytes);
+
+/* @peer holds its cap of @buf_class: drack_buf_get() lends it no more. */
+static inline bool drack_buf_peer_capped(const struct drack_alloc *a,
+					 u32 buf_class, u32 peer)
+{
+	u32 cap = READ_ONCE(a->peer_cap[buf_class]);
+
+	return cap && READ_ONCE(a->peer_lent[buf_class][peer]) >= cap;
+}
+
+/* Buffers of every class lent to @peer now. */
+static inline u32 drack_alloc_peer_lent(const struct drack_alloc *a, u32 peer)
+{
+	u32 c, n = 0;
+
+	for (c = 0; c < DRACK_NR_CLASSES; c++)
+		n += READ_ONCE(a->peer_lent[c][peer]);
+	return n;
+}
+
+/* Take a Buffer of @buf_class lent to @peer; 0 if none is free or capped. */
 u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer);
 /* Undo drack_buf_get() for a Buffer that never left this host. */
 void drack_buf_unget(struct drack_alloc *a, u64 off);

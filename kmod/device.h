@@ -35,6 +35,7 @@ struct drack_dev {
 	u64 kick_pending;			/* peers owed a doorbell check */
 	int blocked_peer;			/* ref_queue that stopped us */
 	int blocked_class;			/* Buffer class that stopped us */
+	unsigned long blocked_since;		/* jiffies, blocked_peer's stop */
 
 	/* RX side: NAPI, or process context while the interface is down. */
 	spinlock_t rx_lock;
@@ -55,6 +56,8 @@ struct drack_dev {
 	bool joined;			/* published in the pool */
 	bool leaving;
 	bool stalled;			/* fault injection: a hung host */
+	bool hoarding;			/* fault injection: returns nothing */
+	bool deaf;			/* fault injection: consumes nothing */
 	bool fenced;			/* the FM declared us dead */
 	bool forgot;			/* and our Buffers are forgotten */
 	u64 released;			/* fenced peers we let go of */
@@ -108,6 +111,8 @@ struct sk_buff *drack_skb_from_buf(struct napi_struct *napi, const void *buf,
 				   u32 len);
 /* tx.c: wake the queue if what stopped it is gone */
 void drack_tx_maybe_wake(struct drack_dev *dd);
+bool drack_tx_check_stall(struct drack_dev *dd, int *changed);
+extern unsigned int drack_stall_timeout_ms, drack_peer_max_lent_mb;
 
 static inline struct drack_host_entry *drack_dev_entry(struct drack_dev *dd)
 {

@@ -7,15 +7,23 @@
 #include "device.h"
 
 /*
- * Private flags. "stall" is fault injection for tests: the host behaves
+ * Private flags, fault injection for tests. "stall": the host behaves
  * like a hung kernel (no heartbeat, no transmit, no receive) until it is
  * cleared, so the fabric manager's dead-host handling can be exercised
- * with every emulated host in one kernel.
+ * with every emulated host in one kernel. "hoard": it receives but never
+ * hands a Buffer back (they stay lent until it leaves or is fenced), as a
+ * hostile peer would, to exercise the per-peer Buffer cap. "deaf": it
+ * keeps its heartbeat but consumes none of its ref_queues, so peers'
+ * Buffers pile up there without the fabric manager declaring it dead.
  */
 #define DRACK_PRIV_STALL	BIT(0)
+#define DRACK_PRIV_HOARD	BIT(1)
+#define DRACK_PRIV_DEAF		BIT(2)
 
 static const char drack_priv_flags[][ETH_GSTRING_LEN] = {
 	"stall",
+	"hoard",
+	"deaf",
 };
 
 static const char * const drack_class_names[DRACK_NR_CLASSES] = {
@@ -111,14 +119,30 @@ static u32 drack_get_priv_flags(struct net_device *ndev)
 {
 	struct drack_dev *dd = netdev_priv(ndev);
 
-	return READ_ONCE(dd->stalled) ? DRACK_PRIV_STALL : 0;
+	return (READ_ONCE(dd->stalled) ? DRACK_PRIV_STALL : 0) |
+	       (READ_ONCE(dd->hoarding) ? DRACK_PRIV_HOARD : 0) |
+	       (READ_ONCE(dd->deaf) ? DRACK_PRIV_DEAF : 0);
 }
 
 static int drack_set_priv_flags(struct net_device *ndev, u32 flags)
 {
 	struct drack_dev *dd = netdev_priv(ndev);
 	bool stall = flags & DRACK_PRIV_STALL;
+	bool hoard = flags & DRACK_PRIV_HOARD;
+	bool deaf = flags & DRACK_PRIV_DEAF;
 
+	if (hoard != READ_ONCE(dd->hoarding)) {
+		netdev_warn(ndev, "fault injection: host %u %s\n", dd->host,
+			    hoard ? "hands no Buffer back" : "hands Buffers back again");
+		WRITE_ONCE(dd->hoarding, hoard);
+	}
+	if (deaf != READ_ONCE(dd->deaf)) {
+		netdev_warn(ndev, "fault injection: host %u %s\n", dd->host,
+			    deaf ? "consumes no reference" : "consumes again");
+		WRITE_ONCE(dd->deaf, deaf);
+		if (!deaf && netif_running(ndev))
+			drack_dev_schedule_napi(dd);
+	}
 	if (stall == READ_ONCE(dd->stalled))
 		return 0;
 	netdev_warn(ndev, "fault injection: host %u %s\n", dd->host,

@@ -58,16 +58,43 @@ void drack_dev_update_carrier(struct drack_dev *dd)
 		netif_carrier_off(dd->ndev);
 }
 
-/* Let go of fenced peers: drop their references, take back our Buffers. */
+/*
+ * A peer that left (or whose slot a new incarnation is joining) still
+ * holding our Buffers will never hand them back: it returned what it
+ * meant to before going FREE, so take its returns, then the rest.
+ */
+static void drack_dev_release_departed(struct drack_dev *dd, u32 h)
+{
+	u64 ok = 0, bad = 0;
+	u32 n;
+
+	if (!drack_alloc_peer_lent(&dd->alloc, h))
+		return;
+	spin_lock_bh(&dd->rx_lock);
+	drack_peer_take_returns(&dd->peers[h], &dd->alloc, &ok, &bad);
+	spin_unlock_bh(&dd->rx_lock);
+	n = drack_alloc_forget_peer(&dd->alloc, h);
+	if (n)
+		netdev_info(dd->ndev, "host %u of pool %u left holding %u of our Buffers: taken back\n",
+			    h, dd->pool->id, n);
+}
+
+/*
+ * Let go of fenced peers: drop their references, take back our Buffers;
+ * and of departed ones.
+ */
 void drack_dev_release_dead(struct drack_dev *dd)
 {
 	u64 released = dd->released;
-	u32 h, n;
+	u32 h, n, state;
 
 	for (h = 0; h < dd->nhosts; h++) {
 		if (h == dd->host)
 			continue;
-		if (drack_host_state(dd->pool, h) != DRACK_HOST_DEAD) {
+		state = drack_host_state(dd->pool, h);
+		if (state == DRACK_HOST_FREE || state == DRACK_HOST_JOINING)
+			drack_dev_release_departed(dd, h);
+		if (state != DRACK_HOST_DEAD) {
 			released &= ~BIT_ULL(h);
 			continue;
 		}

@@ -383,11 +383,20 @@ void drack_nl_nic_notify(struct drack_pool *pool, u32 nic)
 		       DRACK_A_NIC_OWNER, le16_to_cpu(READ_ONCE(e->owner)));
 }
 
+void drack_nl_peer_notify(struct drack_pool *pool, u32 host, u32 peer,
+			  bool stalled)
+{
+	drack_nl_event(DRACK_CMD_PEER_NOTIFY, pool->id, host,
+		       DRACK_A_PEER_ID, peer, DRACK_A_PEER_STALLED, stalled,
+		       0, 0);
+}
+
 static const struct drack_pool_events drack_nl_events = {
 	.section_request = drack_nl_section_request,
 	.host = drack_nl_host_notify,
 	.section = drack_nl_section_notify,
 	.nic = drack_nl_nic_notify,
+	.peer = drack_nl_peer_notify,
 };
 
 int drack_nl_init(void)

@@ -23,6 +23,8 @@ void drack_nl_host_notify(struct drack_pool *pool, u32 host, u32 state);
 void drack_nl_section_notify(struct drack_pool *pool, u32 section, u32 owner,
 			     u32 buf_class);
 void drack_nl_nic_notify(struct drack_pool *pool, u32 nic);
+void drack_nl_peer_notify(struct drack_pool *pool, u32 host, u32 peer,
+			  bool stalled);
 
 /* Look the pool of @attr up, extack on failure. drack_pools_lock held. */
 struct drack_pool *drack_nl_pool(const struct nlattr *attr,

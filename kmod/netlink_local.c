@@ -132,7 +132,9 @@ static int drack_nl_fill_peer(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u64_64bit(skb, DRACK_A_PEER_TX_BYTES, txb, DRACK_A_PAD) ||
 	    nla_put_u64_64bit(skb, DRACK_A_PEER_RX_PACKETS, rxp, DRACK_A_PAD) ||
 	    nla_put_u64_64bit(skb, DRACK_A_PEER_RX_BYTES, rxb, DRACK_A_PAD) ||
-	    nla_put_u64_64bit(skb, DRACK_A_PEER_RX_BAD, bad, DRACK_A_PAD)) {
+	    nla_put_u64_64bit(skb, DRACK_A_PEER_RX_BAD, bad, DRACK_A_PAD) ||
+	    nla_put_u32(skb, DRACK_A_PEER_STALLED,
+			READ_ONCE(dd->peers[peer].stalled))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

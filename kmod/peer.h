@@ -27,6 +27,12 @@ struct drack_peer {
 	u32 id;				/* its host id */
 	u32 self;			/* ours */
 	u32 state;			/* its state as last seen, for the trace */
+	/*
+	 * Its ref_queue stayed full, or it held its cap of our Buffers,
+	 * past stall_timeout_ms: frames to it are dropped until it
+	 * consumes and returns again (tx.c, the liveness job).
+	 */
+	bool stalled;
 	struct drack_ring ref_out;	/* our ref_queue at the peer */
 	struct drack_ring ref_in;	/* its ref_queue here */
 	struct drack_ring ret_out;	/* its Buffers we hand back */

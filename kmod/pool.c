@@ -78,6 +78,15 @@ void drack_pool_notify_nic(struct drack_pool *pool, u32 nic)
 		ev->nic(pool, nic);
 }
 
+void drack_pool_notify_peer(struct drack_pool *pool, u32 host, u32 peer,
+			    bool stalled)
+{
+	const struct drack_pool_events *ev = READ_ONCE(drack_pool_events);
+
+	if (ev)
+		ev->peer(pool, host, peer, stalled);
+}
+
 /* Tell every host of @pool living in this kernel that a table changed. */
 static void drack_pool_tell_local(struct drack_pool *pool, bool nics)
 {

@@ -52,6 +52,8 @@ struct drack_pool_events {
 	void (*section)(struct drack_pool *pool, u32 section, u32 owner,
 			u32 buf_class);
 	void (*nic)(struct drack_pool *pool, u32 nic);
+	/* local host @host found @peer stalled (or recovered) */
+	void (*peer)(struct drack_pool *pool, u32 host, u32 peer, bool stalled);
 };
 
 /* The control layer registers its events once, at module load. */
@@ -62,6 +64,8 @@ void drack_pool_notify_host(struct drack_pool *pool, u32 host, u32 state);
 void drack_pool_notify_section(struct drack_pool *pool, u32 section,
 			       u32 owner, u32 buf_class);
 void drack_pool_notify_nic(struct drack_pool *pool, u32 nic);
+void drack_pool_notify_peer(struct drack_pool *pool, u32 host, u32 peer,
+			    bool stalled);
 
 struct drack_backend_ops {
 	const char *name;

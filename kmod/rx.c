@@ -121,7 +121,8 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 		} else {
 			drack_stat_inc(&dd->stats, DRACK_S_RX_DROPPED);
 		}
-		if (!returnable || !alive)
+		/* Fault injection: a peer that never hands Buffers back. */
+		if (!returnable || !alive || READ_ONCE(dd->hoarding))
 			continue;
 		drack_peer_return(p, ref.off);
 		space--;
@@ -247,6 +248,12 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 	spin_unlock(&dd->rx_lock);
 	/* Only now, with returns taken back, is a class really short. */
 	drack_dev_request_sections(dd);
+	/* Fault injection: alive, but its ref_queues only fill up. */
+	if (unlikely(READ_ONCE(dd->deaf))) {
+		drack_tx_maybe_wake(dd);
+		napi_complete_done(napi, 0);
+		return 0;
+	}
 
 	/* Round robin: peers from rx_next on first, then those before it. */
 	before = peers & (BIT_ULL(dd->rx_next) - 1);

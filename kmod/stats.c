@@ -37,6 +37,9 @@ const struct drack_stat_desc drack_stat_table[DRACK_S_NR] = {
 	DRACK_STAT_ROW(REVOKES, "revokes"),
 	DRACK_STAT_ROW(PEERS_RELEASED, "peers_released"),
 	DRACK_STAT_ROW(FENCED, "fenced"),
+	DRACK_STAT_ROW(TX_PEER_STALLED, "tx_peer_stalled"),
+	DRACK_STAT_ROW(TX_PEER_CAPPED, "tx_peer_capped"),
+	DRACK_STAT_ROW(PEER_STALLS, "peer_stalls"),
 };
 
 int drack_counters_init(struct drack_counters *c, unsigned int n)

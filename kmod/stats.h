@@ -34,6 +34,8 @@ enum drack_dev_stat {
 	DRACK_S_RET_OK,			/* our Buffers handed back */
 	DRACK_S_RET_BAD,		/* bogus returns */
 	DRACK_S_RET_DOORBELLS,
+	DRACK_S_TX_PEER_STALLED,	/* dropped: their peer is stalled */
+	DRACK_S_TX_PEER_CAPPED,		/* queue stopped: peer holds its cap */
 	DRACK_S_PCPU_NR,
 	/* control path */
 	DRACK_S_SECTION_REQUESTS = DRACK_S_PCPU_NR,
@@ -42,6 +44,7 @@ enum drack_dev_stat {
 	DRACK_S_REVOKES,		/* revoked Sections given back */
 	DRACK_S_PEERS_RELEASED,		/* fenced peers let go of */
 	DRACK_S_FENCED,			/* times we found ourselves fenced */
+	DRACK_S_PEER_STALLS,		/* times a peer was found stalled */
 	DRACK_S_NR,
 };
 

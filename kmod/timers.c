@@ -51,6 +51,28 @@ static void drack_heartbeat_work(struct work_struct *work)
 			   cpu_to_le32(READ_ONCE(dd->alloc.cls[c].nfree)));
 }
 
+/* Per-peer isolation: apply the Buffer cap, find stalled peers. */
+static void drack_isolation(struct drack_dev *dd)
+{
+	bool stalled;
+	int p;
+
+	drack_alloc_set_peer_cap(&dd->alloc,
+				 (u64)READ_ONCE(drack_peer_max_lent_mb) << 20);
+	stalled = drack_tx_check_stall(dd, &p);
+	if (p < 0)
+		return;
+	if (stalled) {
+		drack_stat_ctl_inc(&dd->stats, DRACK_S_PEER_STALLS);
+		netdev_warn(dd->ndev, "peer %d stalled: no room on its ref_queue or our Buffers not handed back for %u ms; dropping frames to it\n",
+			    p, READ_ONCE(drack_stall_timeout_ms));
+	} else {
+		netdev_info(dd->ndev, "peer %d consumes again, no longer stalled\n",
+			    p);
+	}
+	drack_pool_notify_peer(dd->pool, dd->host, p, stalled);
+}
+
 static void drack_liveness_work(struct work_struct *work)
 {
 	struct drack_dev *dd = container_of(to_delayed_work(work),
@@ -63,6 +85,7 @@ static void drack_liveness_work(struct work_struct *work)
 	drack_dev_release_dead(dd);
 	if (READ_ONCE(dd->leaving))
 		return;
+	drack_isolation(dd);
 	/* Doorbells can be lost or suppressed wrongly by a peer: poll too. */
 	if (netif_running(dd->ndev)) {
 		if (drack_rx_pending(dd) || netif_queue_stopped(dd->ndev))

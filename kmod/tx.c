@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Transmit: copy the frame into one of our Buffers and post a reference on
- * the destination's ref_queue[us]. Full rings and empty Buffer classes stop
- * the queue; returns and grants wake it.
+ * the destination's ref_queue[us]. Full rings, a peer holding its cap of
+ * our Buffers and empty Buffer classes stop the queue; returns and grants
+ * wake it. A peer that keeps the queue stopped past stall_timeout_ms is
+ * stalled: the liveness job wakes the queue and frames to that peer are
+ * dropped, so one peer cannot stop traffic to the others.
  */
 #include <linux/etherdevice.h>
 #include <linux/virtio_net.h>
@@ -13,6 +16,16 @@
  * Host ids are encoded in the MAC (drack_host_mac()); the host table's
  * copy is written by peers and is never trusted for delivery.
  */
+unsigned int drack_stall_timeout_ms = 250;
+module_param_named(stall_timeout_ms, drack_stall_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(stall_timeout_ms,
+		 "A peer that blocks our transmit queue this long is stalled: frames to it are dropped (default 250)");
+
+unsigned int drack_peer_max_lent_mb = 16;
+module_param_named(peer_max_lent_mb, drack_peer_max_lent_mb, uint, 0644);
+MODULE_PARM_DESC(peer_max_lent_mb,
+		 "Buffers of each class one peer may hold at once, in MB; 0: no cap (default 16)");
+
 static int drack_tx_lookup(struct drack_dev *dd, const u8 *dest)
 {
 	u8 mac[ETH_ALEN];
@@ -48,7 +61,10 @@ static bool drack_tx_room(struct drack_peer *p)
 	return space > 0;
 }
 
-/* Post @skb to @peer. -ENOSPC: ring full; -ENOBUFS: no Buffer. */
+/*
+ * Post @skb to @peer. -EPIPE: the peer is stalled; -ENOSPC: its ring is
+ * full; -EDQUOT: it holds its cap of our Buffers; -ENOBUFS: no Buffer.
+ */
 static int drack_tx_one(struct drack_dev *dd, struct sk_buff *skb, u32 peer,
 			const struct virtio_net_hdr *vnet, u16 flags)
 {
@@ -57,9 +73,13 @@ static int drack_tx_one(struct drack_dev *dd, struct sk_buff *skb, u32 peer,
 	struct drack_ref *ref;
 	u64 off;
 
+	if (READ_ONCE(p->stalled))
+		return -EPIPE;
 	if (!drack_tx_room(p))
 		return -ENOSPC;
 	buf_class = drack_buf_class(len);
+	if (drack_buf_peer_capped(&dd->alloc, buf_class, peer))
+		return -EDQUOT;
 	off = drack_buf_get(&dd->alloc, buf_class, peer);
 	if (!off)
 		return -ENOBUFS;
@@ -98,14 +118,23 @@ static void drack_tx_broadcast(struct drack_dev *dd, struct sk_buff *skb,
 		if (h == dd->host || !drack_host_reachable(dd->pool, h))
 			continue;
 		/* Never stop for a broadcast: a copy fewer beats a duplicate. */
-		if (drack_tx_one(dd, skb, h, vnet, DRACK_REF_F_BCAST))
+		switch (drack_tx_one(dd, skb, h, vnet, DRACK_REF_F_BCAST)) {
+		case 0:
+			break;
+		case -EPIPE:
+			drack_stat_inc(&dd->stats, DRACK_S_TX_PEER_STALLED);
+			break;
+		default:
 			drack_stat_inc(&dd->stats, DRACK_S_TX_DROPPED);
+		}
 	}
 }
 
 static void drack_tx_stop(struct drack_dev *dd, int peer, int buf_class)
 {
 	netif_stop_queue(dd->ndev);
+	if (peer != DRACK_NO_BLOCK && peer != dd->blocked_peer)
+		dd->blocked_since = jiffies;
 	dd->blocked_peer = peer;
 	dd->blocked_class = buf_class;
 	/* Our NAPI re-checks after draining returns: no lost wake-up. */
@@ -138,17 +167,27 @@ netdev_tx_t drack_xmit(struct sk_buff *skb, struct net_device *ndev)
 		return NETDEV_TX_OK;
 	}
 	err = drack_tx_one(dd, skb, peer, &vnet, 0);
-	if (err == -ENOSPC || err == -ENOBUFS) {
-		drack_stat_inc(&dd->stats, err == -ENOSPC ?
-			       DRACK_S_TX_RING_FULL : DRACK_S_TX_NO_BUFFER);
+	switch (err) {
+	case 0:
+		break;
+	case -EPIPE:
+		drack_stat_inc(&dd->stats, DRACK_S_TX_PEER_STALLED);
+		dev_kfree_skb_any(skb);
+		return NETDEV_TX_OK;
+	case -ENOSPC:
+	case -EDQUOT:
+	case -ENOBUFS:
+		drack_stat_inc(&dd->stats, err == -ENOSPC ? DRACK_S_TX_RING_FULL :
+			       err == -EDQUOT ? DRACK_S_TX_PEER_CAPPED :
+			       DRACK_S_TX_NO_BUFFER);
 		drack_tx_flush(dd);
-		drack_tx_stop(dd, err == -ENOSPC ? peer : DRACK_NO_BLOCK,
+		drack_tx_stop(dd, err == -ENOBUFS ? DRACK_NO_BLOCK : peer,
 			      err == -ENOBUFS ? (int)drack_buf_class(len) :
 						DRACK_NO_BLOCK);
 		return NETDEV_TX_BUSY;
-	}
-	if (err)
+	default:
 		goto drop;
+	}
 	/* Stop before the next frame would find the ring full. */
 	if (drack_ring_space(&dd->peers[peer].ref_out) <= 0)
 		drack_tx_stop(dd, peer, DRACK_NO_BLOCK);
@@ -165,6 +204,62 @@ drop:
 	return NETDEV_TX_OK;
 }
 
+/* @p holds its cap of our Buffers in some class. */
+static bool drack_tx_peer_capped(struct drack_dev *dd, u32 p)
+{
+	u32 c;
+
+	for (c = 0; c < DRACK_NR_CLASSES; c++)
+		if (drack_buf_peer_capped(&dd->alloc, c, p))
+			return true;
+	return false;
+}
+
+/*
+ * From the liveness job: the peer blocking our queue past the timeout is
+ * stalled, and a stalled peer that consumes and returns again recovers.
+ * Returns the peer newly stalled or recovered in *@changed (or -1) and
+ * whether it is stalled now; one change per call.
+ */
+bool drack_tx_check_stall(struct drack_dev *dd, int *changed)
+{
+	unsigned long timeout = msecs_to_jiffies(READ_ONCE(drack_stall_timeout_ms));
+	struct net_device *ndev = dd->ndev;
+	struct drack_peer *peer;
+	bool stalled = false;
+	int p;
+
+	*changed = -1;
+	netif_tx_lock_bh(ndev);
+	p = dd->blocked_peer;
+	if (p >= 0 && netif_queue_stopped(ndev) &&
+	    time_after(jiffies, dd->blocked_since + timeout)) {
+		WRITE_ONCE(dd->peers[p].stalled, true);
+		dd->blocked_peer = DRACK_NO_BLOCK;
+		if (dd->blocked_class == DRACK_NO_BLOCK)
+			netif_wake_queue(ndev);
+		*changed = p;
+		stalled = true;
+		goto out;
+	}
+	for (p = 0; p < dd->nhosts; p++) {
+		peer = &dd->peers[p];
+		/* Gone, or consuming and returning again: no longer stalled. */
+		if (!peer->stalled ||
+		    (drack_host_reachable(dd->pool, p) &&
+		     (drack_tx_peer_capped(dd, p) ||
+		      drack_ring_space(&peer->ref_out) <
+		      (int)peer->ref_out.size / 4)))
+			continue;
+		WRITE_ONCE(peer->stalled, false);
+		*changed = p;
+		break;
+	}
+out:
+	netif_tx_unlock_bh(ndev);
+	return stalled;
+}
+
 /* From NAPI: wake the queue once what stopped it has gone away. */
 void drack_tx_maybe_wake(struct drack_dev *dd)
 {
@@ -178,8 +273,9 @@ void drack_tx_maybe_wake(struct drack_dev *dd)
 	p = dd->blocked_peer;
 	c = dd->blocked_class;
 	if (p >= 0 && drack_host_reachable(dd->pool, p) &&
-	    drack_ring_space(&dd->peers[p].ref_out) <
-	    (int)dd->peers[p].ref_out.size / 4)
+	    !READ_ONCE(dd->peers[p].stalled) &&
+	    (drack_ring_space(&dd->peers[p].ref_out) <
+	     (int)dd->peers[p].ref_out.size / 4 || drack_tx_peer_capped(dd, p)))
 		wake = false;
 	if (c >= 0 && !READ_ONCE(dd->alloc.cls[c].nfree))
 		wake = false;

@@ -106,6 +106,11 @@ static int dl_event_parse(struct drack_events *ev, struct nlmsghdr *nlh,
 		if (!tb[DRACK_A_NIC_ID] || !tb[DRACK_A_NIC_STATE])
 			return 0;
 		break;
+	case DRACK_CMD_PEER_NOTIFY:
+		e.type = DRACK_EVENT_PEER_NOTIFY;
+		if (!tb[DRACK_A_HOST_ID] || !tb[DRACK_A_PEER_ID])
+			return 0;
+		break;
 	default:
 		return 0;
 	}
@@ -121,6 +126,8 @@ static int dl_event_parse(struct drack_events *ev, struct nlmsghdr *nlh,
 		e.state = dl_u32(tb, DRACK_A_NIC_STATE);
 		e.owner = dl_u32(tb, DRACK_A_NIC_OWNER);
 	}
+	e.peer = dl_u32(tb, DRACK_A_PEER_ID);
+	e.stalled = dl_u32(tb, DRACK_A_PEER_STALLED);
 	cb(&e, arg);
 	return 1;
 }

@@ -21,6 +21,7 @@ typedef int (*dl_parse_fn)(struct nlmsghdr *nlh, void *arg);
 
 /* policy_gen.c, generated from the family's spec (tools/ynl/regen.sh) */
 extern struct nla_policy dl_policy[DRACK_A_MAX + 1];
+extern const char *const dl_stat_names[DRACK_STAT_MAX + 1];
 
 /* A connected generic netlink socket with extended ACKs, or NULL, errno. */
 struct nl_sock *dl_socket(void);

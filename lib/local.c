@@ -54,6 +54,7 @@ static int dl_peer_parse(struct nlmsghdr *nlh, void *arg)
 	p.rx_packets = dl_u64(tb, DRACK_A_PEER_RX_PACKETS);
 	p.rx_bytes = dl_u64(tb, DRACK_A_PEER_RX_BYTES);
 	p.rx_bad = dl_u64(tb, DRACK_A_PEER_RX_BAD);
+	p.stalled = dl_u32(tb, DRACK_A_PEER_STALLED);
 	return w->cb(&p, w->arg);
 }
 

@@ -36,38 +36,6 @@ const char *drack_nic_state_name(uint32_t state)
 	return state < DRACK_NIC_NR_STATES ? dl_nic_state_names[state] : "?";
 }
 
-static const char *const dl_stat_names[DRACK_STAT_MAX + 1] = {
-	[DRACK_STAT_TX_PACKETS]		= "tx_packets",
-	[DRACK_STAT_TX_BYTES]		= "tx_bytes",
-	[DRACK_STAT_TX_REFS]		= "tx_refs",
-	[DRACK_STAT_TX_BCAST]		= "tx_bcast",
-	[DRACK_STAT_TX_RING_FULL]	= "tx_ring_full",
-	[DRACK_STAT_TX_NO_BUFFER]	= "tx_no_buffer",
-	[DRACK_STAT_TX_NO_PEER]		= "tx_no_peer",
-	[DRACK_STAT_TX_DROPPED]		= "tx_dropped",
-	[DRACK_STAT_TX_DOORBELLS]	= "tx_doorbells",
-	[DRACK_STAT_TX_DOORBELLS_SUPPRESSED] = "tx_doorbells_suppressed",
-	[DRACK_STAT_RX_PACKETS]		= "rx_packets",
-	[DRACK_STAT_RX_BYTES]		= "rx_bytes",
-	[DRACK_STAT_RX_REFS]		= "rx_refs",
-	[DRACK_STAT_RX_BAD_DESC]	= "rx_bad_desc",
-	[DRACK_STAT_RX_BAD_RING]	= "rx_bad_ring",
-	[DRACK_STAT_RX_ALLOC_FAIL]	= "rx_alloc_fail",
-	[DRACK_STAT_RX_DROPPED]		= "rx_dropped",
-	[DRACK_STAT_RX_RET_OK]		= "rx_ret_ok",
-	[DRACK_STAT_RX_RET_BAD]		= "rx_ret_bad",
-	[DRACK_STAT_RX_RET_DOORBELLS]	= "rx_ret_doorbells",
-	[DRACK_STAT_SECTION_REQUESTS]	= "section_requests",
-	[DRACK_STAT_GRANTS]		= "grants",
-	[DRACK_STAT_GRANT_BAD]		= "grant_bad",
-	[DRACK_STAT_REVOKES]		= "revokes",
-	[DRACK_STAT_PEERS_RELEASED]	= "peers_released",
-	[DRACK_STAT_FENCED]		= "fenced",
-};
-
-/* A counter added to the uapi must get a name above. */
-_Static_assert(DRACK_STAT_MAX == DRACK_STAT_FENCED,
-	       "name every enum drack_stat in dl_stat_names");
 _Static_assert(DRACK_STAT_MAX < DRACK_NR_STATS,
 	       "struct drack_stats_info has room for every counter");
 

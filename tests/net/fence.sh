@@ -69,19 +69,20 @@ print(sum(1 for s in json.load(sys.stdin) if s.get("owner") == int(sys.argv[1]))
 # ---- reclaim ----------------------------------------------------------------
 
 # Force what reclaim checks, whatever the machine's speed: h0 stops
-# consuming (fault injection) and h1 sends it 48 frames of 8 KB, each
-# holding one 64 KB Buffer of h1 until h0 hands it back: 48 Buffers are
-# more than one Section of 32, so h1 must be granted another. The stall
-# lasts about 0.5 s, well before drack-fmd's 1.5 s dead timeout. (A
-# flood alone proved nothing: a fast ring never needed a third Section.)
+# consuming (private flag "deaf": its heartbeat goes on, so drack-fmd
+# does not fence it however long the burst takes) and h1 sends it 48
+# frames of 8 KB, each holding one 64 KB Buffer of h1 until h0 hands it
+# back: 48 Buffers are more than one Section of 32, so h1 must be granted
+# another. (A flood alone proved nothing: a fast ring never needed a
+# third Section.)
 BURST=48
 grants0=$(drack_stat h1 grants)
 burst_to_stalled_h0() {
 	ip -n h1 link set rack0 mtu 9000 &&
 		ip -n h1 neigh replace "$(ip4 0)" lladdr "$(host_mac 0)" dev rack0 nud permanent &&
-		in_ns h0 ethtool --set-priv-flags rack0 stall on || return 1
-	in_ns h1 timeout 0.5 ping -q -c "$BURST" -i 0.002 -s 8000 "$(ip4 0)" >/dev/null 2>&1
-	in_ns h0 ethtool --set-priv-flags rack0 stall off || return 1
+		priv_flag h0 deaf on || return 1
+	in_ns h1 ping -q -c "$BURST" -i 0.002 -W 1 -s 8000 "$(ip4 0)" >/dev/null 2>&1
+	priv_flag h0 deaf off || return 1
 	grants=$(drack_stat h1 grants)
 	echo "h1: $(drack_stat h1 buf64k_sections) 64 KB Sections, grants $grants0 -> $grants, tx_no_buffer $(drack_stat h1 tx_no_buffer)"
 	((grants > grants0))

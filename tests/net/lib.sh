@@ -275,6 +275,21 @@ drack_setup() {
 # ---- counters ---------------------------------------------------------------
 
 # drack_stat NS NAME [DEV]: print one ethtool -S counter
+# priv_flag NS FLAG on|off: set one private flag of rack0 in NS. ethtool
+# 6.1 refuses a lone flag past the second ("cannot modify bits past kernel
+# bitset size"), so every flag is given, the others as they are.
+priv_flag() {
+	local ns=$1 flag=$2 val=$3 args=() f v cur
+	cur=$(in_ns "$ns" ethtool --show-priv-flags rack0 |
+		sed -n 's/^\([a-z_]*\) *: *\(on\|off\)$/\1 \2/p') || return 1
+	while read -r f v; do
+		[[ -n $f ]] || continue
+		[[ $f == "$flag" ]] && v=$val
+		args+=("$f" "$v")
+	done <<<"$cur"
+	in_ns "$ns" ethtool --set-priv-flags rack0 "${args[@]}"
+}
+
 drack_stat() {
 	in_ns "$1" ethtool -S "${3:-rack0}" 2>/dev/null |
 		awk -v k="$2" '{ sub(/:$/, "", $1) } $1 == k { print $2; f = 1 } END { exit !f }'

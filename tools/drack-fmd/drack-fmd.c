@@ -64,6 +64,12 @@ static void fmd_event(const struct drack_event *e, void *arg)
 	case DRACK_EVENT_NIC_NOTIFY:
 		fmd_nic_event(f->nl, fp, e->nic, e->state, e->owner);
 		break;
+	case DRACK_EVENT_PEER_NOTIFY:
+		/* Heard; fencing stays with the heartbeat's dead timeout. */
+		fmd_info("pool %u host %u: peer %u %s", e->pool, e->host,
+			 e->peer, e->stalled ? "stalled: frames to it are dropped" :
+			 "consumes again");
+		break;
 	}
 }
 

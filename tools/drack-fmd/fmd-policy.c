@@ -93,6 +93,9 @@ static void fmd_refuse(struct fmd_pool *fp, uint32_t host, uint64_t now,
 {
 	struct fmd_host_mem *hm = &fp->host[host];
 
+	/* Every refusal at debug level; the log line once a minute. */
+	fmd_dbg("pool %u host %u: refused: %s (owns %u, quota %u)", fp->id,
+		host, why, owned, quota);
 	if (hm->last_refusal_log &&
 	    now - hm->last_refusal_log < FMD_REFUSAL_LOG_MS)
 		return;

@@ -18,17 +18,19 @@
 			 1U << DRACK_EVENT_SECTION_NOTIFY)
 #define MON_HOST	(1U << DRACK_EVENT_HOST_NOTIFY)
 #define MON_NIC		(1U << DRACK_EVENT_NIC_NOTIFY)
-#define MON_ALL		(MON_SECTION | MON_HOST | MON_NIC)
+#define MON_PEER	(1U << DRACK_EVENT_PEER_NOTIFY)
+#define MON_ALL		(MON_SECTION | MON_HOST | MON_NIC | MON_PEER)
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: drackctl [ -j ] monitor [ all | section | host | nic ]\n"
+		"Usage: drackctl [ -j ] monitor [ all | section | host | nic | peer ]\n"
 		"       drackctl monitor help\n"
 		"section: Section requests of hosts short of Buffers, Sections\n"
 		"granted and given back;\n"
 		"host: hosts joining, leaving, fenced and reclaimed;\n"
-		"nic: NICs exported, unexported, going down and up. Stops at SIGINT.\n");
+		"nic: NICs exported, unexported, going down and up;\n"
+		"peer: peers a local host found stalled, and recovered. Stops at SIGINT.\n");
 }
 
 static volatile sig_atomic_t mon_stop;
@@ -100,6 +102,15 @@ static void mon_event(const struct drack_event *e, void *arg)
 			     drack_nic_state_name(e->state));
 		print_uint(PRINT_ANY, "owner", " owner %u", e->owner);
 		break;
+	case DRACK_EVENT_PEER_NOTIFY:
+		print_string(PRINT_ANY, "event", "%s", "peer_notify");
+		print_uint(PRINT_ANY, "pool", " pool %u", e->pool);
+		print_uint(PRINT_ANY, "host", " host %u", e->host);
+		print_uint(PRINT_ANY, "peer", " peer %u", e->peer);
+		print_bool(PRINT_JSON, "stalled", NULL, e->stalled);
+		print_string(PRINT_FP, NULL, " %s",
+			     e->stalled ? "stalled" : "recovered");
+		break;
 	}
 	close_json_object();
 	print_nl();
@@ -147,6 +158,8 @@ int do_monitor(int argc, char **argv)
 			mask |= MON_HOST;
 		} else if (matches(*argv, "nic")) {
 			mask |= MON_NIC;
+		} else if (matches(*argv, "peer")) {
+			mask |= MON_PEER;
 		} else {
 			return garbage("monitor", *argv);
 		}

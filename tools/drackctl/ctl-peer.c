@@ -60,6 +60,9 @@ static void print_peer(const struct peer_table *t, uint32_t p)
 	print_string(PRINT_ANY, "state", " state %s",
 		     drack_host_state_name(pi->state));
 	print_bool(PRINT_ANY, "reachable", " reachable %s", pi->reachable);
+	print_bool(PRINT_JSON, "stalled", NULL, pi->stalled);
+	if (pi->stalled)
+		print_string(PRINT_FP, NULL, "%s", " stalled");
 	if (t->present[p])
 		print_string(PRINT_ANY, "mac", " mac %s",
 			     ctl_mac(t->mac[p], mac, sizeof(mac)));

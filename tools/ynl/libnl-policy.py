@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""libnl-policy.py SPEC: libdrack's libnl attribute policy (lib/policy_gen.c)
-from the family's YAML spec, the same source the kernel's code comes from.
-Every attribute a reply may carry gets its type; binary ones with an
-exact-len check get that minimum length."""
+"""libnl-policy.py SPEC: libdrack's libnl attribute policy and the
+counters' names (lib/policy_gen.c) from the family's YAML spec, the same source the kernel's code comes from. Every
+attribute a reply may carry gets its type; binary ones with an exact-len
+check get that minimum length."""
 import sys
 import yaml
 
@@ -24,8 +24,14 @@ def main():
            '/*\t%s */' % sys.argv[1],
            '',
            '#include "internal.h"',
-           '',
-           '/* What replies may carry; checked by genlmsg_parse before any nla_get. */',
+           '']
+    policy(aset, prefix, out)
+    names(spec, out)
+    print('\n'.join(out))
+
+
+def policy(aset, prefix, out):
+    out += ['/* What replies may carry; checked by genlmsg_parse before any nla_get. */',
            'struct nla_policy dl_policy[%sMAX + 1] = {' % c_upper(prefix)]
     for attr in aset['attributes']:
         t = attr['type']
@@ -39,7 +45,21 @@ def main():
             pol = '{ .type = %s }' % TYPES[t]
         out.append('\t[%s] = %s,' % (name, pol))
     out.append('};')
-    print('\n'.join(out))
+
+
+def names(spec, out):
+    """The counters' names, as drackctl and drack-fmd print them."""
+    out.append('')
+    stats = next(a for a in spec['attribute-sets'] if a['name'] == 'stats')
+    sprefix = stats.get('name-prefix', spec['name'] + '-' + stats['name'] + '-')
+    out += ['/* The names of enum drack_stat, as the tools print them. */',
+            'const char *const dl_stat_names[%sMAX + 1] = {' % c_upper(sprefix)]
+    for attr in stats['attributes']:
+        if attr['type'] in ('pad', 'unused'):
+            continue
+        out.append('\t[%s] = "%s",' % (c_upper(sprefix + attr['name']),
+                                       attr['name'].replace('-', '_')))
+    out.append('};')
 
 
 if __name__ == '__main__':

@@ -84,6 +84,7 @@ struct drack_peer_info {
 	uint64_t tx_packets, tx_bytes;
 	uint64_t rx_packets, rx_bytes;
 	uint64_t rx_bad;		/* its references that failed checks */
+	uint32_t stalled;		/* 1: frames to it are dropped */
 };
 
 /* One Buffer class of a local host. */
@@ -139,6 +140,7 @@ enum drack_event_type {
 	DRACK_EVENT_HOST_NOTIFY,	/* pool, host, state */
 	DRACK_EVENT_SECTION_NOTIFY,	/* pool, section, owner, buf_class */
 	DRACK_EVENT_NIC_NOTIFY,		/* pool, nic, state (of the NIC), owner */
+	DRACK_EVENT_PEER_NOTIFY,	/* pool, host, peer, stalled */
 };
 
 struct drack_event {
@@ -151,6 +153,8 @@ struct drack_event {
 	uint32_t section;
 	uint32_t owner;
 	uint32_t nic;
+	uint32_t peer;
+	uint32_t stalled;
 };
 
 typedef int (*drack_pool_cb)(const struct drack_pool_info *pool, void *arg);
