@@ -43,6 +43,8 @@ static const struct nla_policy drack_nl_policy[DRACK_A_MAX + 1] = {
 	[DRACK_A_NIC_ID]	= NLA_POLICY_MAX(NLA_U32, DRACK_MAX_NICS - 1),
 	[DRACK_A_NIC_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
 	[DRACK_A_NIC_ASSIGN]	= NLA_POLICY_MAX(NLA_U32, 1),
+	[DRACK_A_REFUSAL]	= NLA_POLICY_RANGE(NLA_U32, DRACK_REFUSED_QUOTA,
+						   DRACK_REFUSED_NR - 1),
 };
 
 struct drack_pool *drack_nl_pool(const struct nlattr *attr,
@@ -322,6 +324,11 @@ static const struct genl_small_ops drack_nl_ops[] = {
 	{
 		.cmd	= DRACK_CMD_SECTION_GRANT,
 		.doit	= drack_nl_section_grant_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= DRACK_CMD_SECTION_REFUSE,
+		.doit	= drack_nl_section_refuse_doit,
 		.flags	= GENL_ADMIN_PERM,
 	},
 	{

@@ -57,6 +57,7 @@ int drack_nl_pool_table_dump(struct sk_buff *skb, struct netlink_callback *cb,
 /* The pool of an FM command; -EBUSY if another socket is its FM. */
 struct drack_pool *drack_nl_fm_pool(struct genl_info *info);
 int drack_nl_section_grant_doit(struct sk_buff *skb, struct genl_info *info);
+int drack_nl_section_refuse_doit(struct sk_buff *skb, struct genl_info *info);
 int drack_nl_section_revoke_doit(struct sk_buff *skb, struct genl_info *info);
 int drack_nl_host_fence_doit(struct sk_buff *skb, struct genl_info *info);
 int drack_nl_host_reclaim_doit(struct sk_buff *skb, struct genl_info *info);

@@ -23,9 +23,27 @@ enum {
 	IFLA_DRACK_STATE,	/* u32: enum drack_host_state of this host */
 	IFLA_DRACK_PEERS,	/* u32: peers reachable now (UP, running) */
 	IFLA_DRACK_SECTIONS,	/* u32: Sections it owns in the pool */
+	IFLA_DRACK_CARRIER_REASON, /* u32: enum drack_carrier_reason */
 	__IFLA_DRACK_MAX,
 };
 #define IFLA_DRACK_MAX (__IFLA_DRACK_MAX - 1)
+
+/*
+ * Why a link has no carrier. It needs a peer that is up and running, and
+ * a Section of the 2 KB class (the class of every frame up to 2 KB:
+ * ARP, neighbour discovery, ACKs) it can lend Buffers from.
+ */
+enum drack_carrier_reason {
+	DRACK_CARRIER_OK,		/* carrier on */
+	DRACK_CARRIER_NO_PEER,		/* no other host up and running */
+	DRACK_CARRIER_WAITING,		/* asked for a Section just now */
+	DRACK_CARRIER_NO_FM,		/* asked for 2 s, no answer */
+	DRACK_CARRIER_QUOTA,		/* the FM refused: quota reached */
+	DRACK_CARRIER_POOL_FULL,	/* no free Section in the pool */
+	DRACK_CARRIER_FENCED,		/* fenced by the FM, rejoining */
+	__DRACK_CARRIER_MAX,
+};
+#define DRACK_CARRIER_MAX (__DRACK_CARRIER_MAX - 1)
 
 /* ---------------------------------------------------------------- */
 /* Generic netlink family "drack"                                    */
@@ -58,6 +76,7 @@ enum drack_cmd {
 	DRACK_CMD_NIC_GET,		/* dump of one pool's NIC table */
 	DRACK_CMD_NIC_ASSIGN,		/* FM: give (or take) a host a vNIC */
 	DRACK_CMD_NIC_NOTIFY,		/* event: a NIC changed state */
+	DRACK_CMD_SECTION_REFUSE,	/* FM: a host's request is refused */
 	__DRACK_CMD_MAX,
 };
 #define DRACK_CMD_MAX (__DRACK_CMD_MAX - 1)
@@ -132,6 +151,7 @@ enum drack_attr {
 	DRACK_A_VNIC_IFNAME,		/* string */
 	DRACK_A_VNIC_VIA,		/* u32, NIC id serving it now */
 	DRACK_A_VNIC_FAILOVERS,		/* u32, times it moved */
+	DRACK_A_REFUSAL,		/* u32, enum drack_refusal */
 	__DRACK_A_MAX,
 };
 #define DRACK_A_MAX (__DRACK_A_MAX - 1)
