@@ -199,6 +199,7 @@ static void drack_setup(struct net_device *ndev)
 	dd->ndev = ndev;
 	dd->blocked_peer = DRACK_NO_BLOCK;
 	dd->blocked_class = DRACK_NO_BLOCK;
+	dd->carrier_reason = DRACK_CARRIER_WAITING;
 	dd->client.ops = &drack_client_ops;
 	spin_lock_init(&dd->rx_lock);
 	drack_host_init(dd);
@@ -284,12 +285,14 @@ static const struct nla_policy drack_policy[IFLA_DRACK_MAX + 1] = {
 			       .reject_message = "the peer count is read only" },
 	[IFLA_DRACK_SECTIONS] = { .type = NLA_REJECT,
 				  .reject_message = "the Section count is read only" },
+	[IFLA_DRACK_CARRIER_REASON] = { .type = NLA_REJECT,
+					.reject_message = "the carrier reason is read only" },
 };
 
 static size_t drack_get_size(const struct net_device *ndev)
 {
-	/* POOL, HOST, STATE, PEERS, SECTIONS */
-	return nla_total_size(sizeof(u32)) * 5;
+	/* POOL, HOST, STATE, PEERS, SECTIONS, CARRIER_REASON */
+	return nla_total_size(sizeof(u32)) * 6;
 }
 
 /* Peers this host may send to now, as sysfs drack/peers lists them. */
@@ -313,7 +316,9 @@ static int drack_fill_info(struct sk_buff *skb, const struct net_device *ndev)
 			drack_host_state(pool, dd->host)) ||
 	    nla_put_u32(skb, IFLA_DRACK_PEERS, drack_dev_reachable_peers(dd)) ||
 	    nla_put_u32(skb, IFLA_DRACK_SECTIONS,
-			drack_pool_host_sections(pool, dd->host)))
+			drack_pool_host_sections(pool, dd->host)) ||
+	    nla_put_u32(skb, IFLA_DRACK_CARRIER_REASON,
+			READ_ONCE(dd->carrier_reason)))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -52,7 +52,9 @@ struct drack_dev {
 	struct delayed_work liveness_work;
 	struct delayed_work refill_work;
 	struct delayed_work nic_work;
-	bool warned_no_sections;
+	bool warned_no_sections;	/* of a class but 2 KB (carrier) */
+	u32 carrier_reason;		/* enum drack_carrier_reason */
+	u32 carrier_said;		/* the reason logged, until a grant */
 	bool joined;			/* published in the pool */
 	bool leaving;
 	bool stalled;			/* fault injection: a hung host */
@@ -89,7 +91,13 @@ bool drack_dev_pending(struct drack_dev *dd);
 	for ((m) = READ_ONCE((dd)->present);				\
 	     (m) && ((peer) = __ffs64(m), 1); (m) &= (m) - 1)
 
-/* Re-evaluate peer presence and carrier. */
+/* A Section request unanswered this long: no fabric manager, say so. */
+#define DRACK_SECTION_WAIT	(2 * HZ)
+
+/*
+ * Re-evaluate peer presence and carrier: on with a reachable peer and a
+ * 2 KB Section, else off, and the reason in dd->carrier_reason.
+ */
 void drack_dev_update_carrier(struct drack_dev *dd);
 
 /* A local host is usable: not fenced, not stalled by fault injection. */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A local host's membership of its pool: joining (and rejoining after a
- * fence), leaving, carrier from peer presence, and letting go of fenced
- * peers.
+ * fence), leaving, carrier from peer presence and Sections, and letting
+ * go of fenced peers.
  */
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
@@ -36,11 +36,73 @@ static void drack_dev_seen_state(struct drack_dev *dd, u32 h, u32 state)
 				       state);
 }
 
+/*
+ * Can the host send a frame of up to 2 KB (ARP, neighbour discovery, ACKs)?
+ * Only with a 2 KB Section it lends Buffers from; if not, why not, as far
+ * as this kernel can tell: the pool's Section table, the fabric manager's
+ * refusal in our host entry, or a request nobody answered.
+ */
+static u32 drack_dev_section_reason(struct drack_dev *dd)
+{
+	struct drack_class_alloc *ca = &dd->alloc.cls[DRACK_CLASS_2K];
+
+	if (READ_ONCE(dd->fenced))
+		return DRACK_CARRIER_FENCED;
+	if (READ_ONCE(ca->sections) > READ_ONCE(ca->draining))
+		return DRACK_CARRIER_OK;
+	if (!drack_pool_free_sections(dd->pool))
+		return DRACK_CARRIER_POOL_FULL;
+	switch (le32_to_cpu(READ_ONCE(drack_dev_entry(dd)->refused))) {
+	case DRACK_REFUSED_QUOTA:
+		return DRACK_CARRIER_QUOTA;
+	case DRACK_REFUSED_POOL_FULL:
+		return DRACK_CARRIER_POOL_FULL;
+	}
+	if (READ_ONCE(ca->requested) &&
+	    time_after(jiffies, READ_ONCE(ca->requested_at) + DRACK_SECTION_WAIT))
+		return DRACK_CARRIER_NO_FM;
+	return DRACK_CARRIER_WAITING;
+}
+
+/* Say once why there is no carrier, if the admin has to act on it. */
+static void drack_dev_say_carrier(struct drack_dev *dd, u32 why)
+{
+	struct net_device *ndev = dd->ndev;
+	u32 pool = dd->pool->id;
+
+	if (READ_ONCE(dd->leaving))	/* its Sections go back anyway */
+		return;
+	switch (why) {
+	case DRACK_CARRIER_OK:
+	case DRACK_CARRIER_NO_PEER:	/* we have a 2 KB Section */
+		if (xchg(&dd->carrier_said, DRACK_CARRIER_OK))
+			netdev_info(ndev, "got a Section in pool %u\n", pool);
+		return;
+	case DRACK_CARRIER_NO_FM:
+	case DRACK_CARRIER_QUOTA:
+	case DRACK_CARRIER_POOL_FULL:
+		break;
+	default:
+		return;
+	}
+	if (xchg(&dd->carrier_said, why) == why)
+		return;
+	if (why == DRACK_CARRIER_NO_FM)
+		netdev_warn(ndev, "no carrier: no Section granted by a fabric manager for pool %u (is drack-fmd running?)\n",
+			    pool);
+	else if (why == DRACK_CARRIER_QUOTA)
+		netdev_warn(ndev, "no carrier: the fabric manager of pool %u refused a Section: quota reached\n",
+			    pool);
+	else
+		netdev_warn(ndev, "no carrier: no free Section in pool %u\n",
+			    pool);
+}
+
 void drack_dev_update_carrier(struct drack_dev *dd)
 {
 	bool reachable = false;
 	u64 peers = 0;
-	u32 h, state;
+	u32 h, state, why;
 
 	for (h = 0; h < dd->nhosts; h++) {
 		if (h == dd->host)
@@ -52,9 +114,14 @@ void drack_dev_update_carrier(struct drack_dev *dd)
 		reachable |= drack_host_reachable(dd->pool, h);
 	}
 	WRITE_ONCE(dd->present, peers);
-	if (reachable && !netif_carrier_ok(dd->ndev))
+	why = drack_dev_section_reason(dd);
+	if (why == DRACK_CARRIER_OK && !reachable)
+		why = DRACK_CARRIER_NO_PEER;
+	WRITE_ONCE(dd->carrier_reason, why);
+	drack_dev_say_carrier(dd, why);
+	if (why == DRACK_CARRIER_OK && !netif_carrier_ok(dd->ndev))
 		netif_carrier_on(dd->ndev);
-	else if (!reachable && netif_carrier_ok(dd->ndev))
+	else if (why != DRACK_CARRIER_OK && netif_carrier_ok(dd->ndev))
 		netif_carrier_off(dd->ndev);
 }
 
@@ -160,6 +227,7 @@ static void drack_dev_reset_entry(struct drack_dev *dd, bool after_fence)
 		e->sections_wanted[p] = 0;
 		e->buffers_free[p] = 0;
 	}
+	e->refused = cpu_to_le32(DRACK_REFUSED_NONE);
 	smp_wmb(); /* rings reset before anyone sees us up */
 	drack_host_set_state(dd->pool, dd->host, DRACK_HOST_UP);
 }
@@ -187,7 +255,7 @@ static void drack_dev_fence_work(struct work_struct *work)
 		WRITE_ONCE(dd->fenced, true);
 		dd->forgot = true;
 		drack_stat_ctl_inc(&dd->stats, DRACK_S_FENCED);
-		netif_carrier_off(ndev);
+		drack_dev_update_carrier(dd);	/* off: fenced */
 		netdev_warn(ndev, "host %u was fenced by the fabric manager of pool %u: dropping its Buffers, rejoining once the slot is free\n",
 			    dd->host, pool->id);
 		synchronize_net();	/* xmit and NAPI see the fence */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The fabric manager's commands: Section grant and revoke, host fence and
- * reclaim, pool format, and the registration that makes one netlink
- * socket the single writer of a pool's allocation state. Mechanism only:
- * when to do any of this is drack-fmd's business.
+ * The fabric manager's commands: Section grant, refusal and revoke, host
+ * fence and reclaim, pool format, and the registration that makes one
+ * netlink socket the single writer of a pool's allocation state.
+ * Mechanism only: when to do any of this is drack-fmd's business.
  */
 #include <linux/netlink.h>
 #include <linux/notifier.h>
@@ -72,6 +72,24 @@ int drack_nl_section_grant_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!err)
 		drack_nl_section_notify(pool, section, host, buf_class);
 out:
+	mutex_unlock(&drack_pools_lock);
+	return err;
+}
+
+int drack_nl_section_refuse_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct drack_pool *pool;
+	int err;
+
+	if (DRACK_NL_NEED_HOST(info) ||
+	    DRACK_NL_NEED(info, DRACK_A_REFUSAL, "missing refusal reason"))
+		return -EINVAL;
+	mutex_lock(&drack_pools_lock);
+	pool = drack_nl_fm_pool(info);
+	err = IS_ERR(pool) ? PTR_ERR(pool) :
+	      drack_pool_refuse(pool, nla_get_u32(info->attrs[DRACK_A_HOST_ID]),
+				nla_get_u32(info->attrs[DRACK_A_REFUSAL]),
+				info->extack);
 	mutex_unlock(&drack_pools_lock);
 	return err;
 }

@@ -18,9 +18,10 @@
 #include <uapi/drack_pool.h>
 #include <uapi/drack_pool.h>
 #include <uapi/drack_pool.h>
+#include <uapi/drack_pool.h>
 
 /* Global operation policy for drack */
-const struct nla_policy drack_nl_policy[DRACK_A_NIC_ASSIGN + 1] = {
+const struct nla_policy drack_nl_policy[DRACK_A_REFUSAL + 1] = {
 	[DRACK_A_POOL_ID] = { .type = NLA_U32, },
 	[DRACK_A_POOL_MAX_HOSTS] = NLA_POLICY_RANGE(NLA_U32, 2, DRACK_MAX_HOSTS),
 	[DRACK_A_HOST_ID] = NLA_POLICY_MAX(NLA_U32, 63),
@@ -31,10 +32,11 @@ const struct nla_policy drack_nl_policy[DRACK_A_NIC_ASSIGN + 1] = {
 	[DRACK_A_NIC_ID] = NLA_POLICY_MAX(NLA_U32, 15),
 	[DRACK_A_NIC_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
 	[DRACK_A_NIC_ASSIGN] = NLA_POLICY_MAX(NLA_U32, 1),
+	[DRACK_A_REFUSAL] = NLA_POLICY_RANGE(NLA_U32, 1, 2),
 };
 
 /* Ops table for drack */
-const struct genl_small_ops drack_nl_ops[17] = {
+const struct genl_small_ops drack_nl_ops[18] = {
 	{
 		.cmd	= DRACK_CMD_POOL_GET,
 		.doit	= drack_nl_pool_get_doit,
@@ -112,6 +114,11 @@ const struct genl_small_ops drack_nl_ops[17] = {
 	{
 		.cmd	= DRACK_CMD_NIC_ASSIGN,
 		.doit	= drack_nl_nic_assign_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= DRACK_CMD_SECTION_REFUSE,
+		.doit	= drack_nl_section_refuse_doit,
 		.flags	= GENL_ADMIN_PERM,
 	},
 };

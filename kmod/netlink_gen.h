@@ -19,12 +19,13 @@
 #include <uapi/drack_pool.h>
 #include <uapi/drack_pool.h>
 #include <uapi/drack_pool.h>
+#include <uapi/drack_pool.h>
 
 /* Global operation policy for drack */
-extern const struct nla_policy drack_nl_policy[DRACK_A_NIC_ASSIGN + 1];
+extern const struct nla_policy drack_nl_policy[DRACK_A_REFUSAL + 1];
 
 /* Ops table for drack */
-extern const struct genl_small_ops drack_nl_ops[17];
+extern const struct genl_small_ops drack_nl_ops[18];
 
 int drack_nl_pool_get_doit(struct sk_buff *skb, struct genl_info *info);
 int drack_nl_pool_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
@@ -45,6 +46,7 @@ int drack_nl_nic_export_doit(struct sk_buff *skb, struct genl_info *info);
 int drack_nl_nic_unexport_doit(struct sk_buff *skb, struct genl_info *info);
 int drack_nl_nic_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int drack_nl_nic_assign_doit(struct sk_buff *skb, struct genl_info *info);
+int drack_nl_section_refuse_doit(struct sk_buff *skb, struct genl_info *info);
 
 enum {
 	DRACK_NLGRP_EVENTS,

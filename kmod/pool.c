@@ -243,8 +243,30 @@ int drack_pool_grant(struct drack_pool *pool, u32 host, u32 section,
 	g->generation = cpu_to_le32(gen);
 	drack_ring_push(&ring);
 	drack_ring_flush(&ring);
+	WRITE_ONCE(drack_host_entry(pool, host)->refused,
+		   cpu_to_le32(DRACK_REFUSED_NONE));
 	drack_pool_kick(pool, host);
 out:
+	mutex_unlock(&pool->lock);
+	return err;
+}
+
+int drack_pool_refuse(struct drack_pool *pool, u32 host, u32 why,
+		      struct netlink_ext_ack *extack)
+{
+	int err = 0;
+
+	mutex_lock(&pool->lock);
+	if (host >= pool->geo.max_hosts) {
+		NL_SET_ERR_MSG(extack, "host id out of range for this pool");
+		err = -EINVAL;
+	} else if (drack_host_state(pool, host) != DRACK_HOST_UP) {
+		NL_SET_ERR_MSG(extack, "host is not up");
+		err = -ENOENT;
+	} else {
+		WRITE_ONCE(drack_host_entry(pool, host)->refused,
+			   cpu_to_le32(why));
+	}
 	mutex_unlock(&pool->lock);
 	return err;
 }

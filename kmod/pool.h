@@ -188,6 +188,13 @@ u32 drack_pool_host_sections(struct drack_pool *pool, u32 host);
 int drack_pool_grant(struct drack_pool *pool, u32 host, u32 section,
 		     u32 buf_class, struct netlink_ext_ack *extack);
 
+/*
+ * The fabric manager will not grant @host's request, for reason @why
+ * (enum drack_refusal): noted in its host entry until the next grant.
+ */
+int drack_pool_refuse(struct drack_pool *pool, u32 host, u32 why,
+		      struct netlink_ext_ack *extack);
+
 /* Ask the owner of @section to give it back once its Buffers are home. */
 int drack_pool_revoke(struct drack_pool *pool, u32 section,
 		      struct netlink_ext_ack *extack);

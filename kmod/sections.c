@@ -84,6 +84,7 @@ static void drack_dev_grant_work(struct work_struct *work)
 		drack_ring_consume(&dd->grant_in, n);
 	if (!got)
 		return;
+	drack_dev_update_carrier(dd);
 	if (netif_running(dd->ndev))
 		drack_dev_schedule_napi(dd);	/* wakes the queue */
 	drack_dev_request_sections(dd);

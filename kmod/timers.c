@@ -2,8 +2,9 @@
 /*
  * The periodic jobs of a local host, one delayed work each, named for
  * what it does: the heartbeat (and noticing a fence), peer liveness
- * (presence, carrier, dead peers, lost doorbells), Section refill
- * (retried requests, grants and revokes), and the NIC pool's failover.
+ * (presence, carrier and its reason, dead peers, lost doorbells), Section
+ * refill (retried requests, grants and revokes), and the NIC pool's
+ * failover.
  * A host stalled by fault injection runs none of them, like a hung
  * kernel; a fenced one only watches for its slot to come free.
  */
@@ -11,7 +12,6 @@
 
 #define DRACK_TIMER_MS		100
 #define DRACK_REQUEST_RETRY	HZ
-#define DRACK_NO_SECTIONS_WARN	(2 * HZ)
 
 static void drack_timer_again(struct delayed_work *w)
 {
@@ -103,7 +103,8 @@ static void drack_refill_work(struct work_struct *work)
 	struct drack_dev *dd = container_of(to_delayed_work(work),
 					    struct drack_dev, refill_work);
 	struct drack_alloc *a = &dd->alloc;
-	bool retry = false, starved = false;
+	bool retry = false;
+	int starved = -1;
 	u32 c;
 
 	drack_timer_again(&dd->refill_work);
@@ -124,17 +125,18 @@ static void drack_refill_work(struct work_struct *work)
 			ca->asked_at = jiffies;
 			retry = true;
 		}
-		if (!ca->nfree && time_after(jiffies, ca->requested_at +
-					     DRACK_NO_SECTIONS_WARN))
-			starved = true;
+		/* Without 2 KB Buffers there is no carrier, and it says why. */
+		if (c != DRACK_CLASS_2K && !ca->nfree &&
+		    time_after(jiffies, ca->requested_at + DRACK_SECTION_WAIT))
+			starved = c;
 	}
 	spin_unlock_bh(&a->lock);
 	if (retry)
 		schedule_work(&dd->request_work);
-	if (starved && !dd->warned_no_sections) {
+	if (starved >= 0 && !dd->warned_no_sections) {
 		dd->warned_no_sections = true;
-		netdev_warn(dd->ndev, "no Sections granted in pool %u: is drack-fmd running? Sending waits for Buffers\n",
-			    dd->pool->id);
+		netdev_warn(dd->ndev, "no %u KB Section granted in pool %u: frames that need one wait for Buffers\n",
+			    DRACK_CLASS_SIZE(starved) >> 10, dd->pool->id);
 	}
 }
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The fabric manager's commands besides the grant (section.c): register
- * as a pool's FM, revoke a Section, fence and reclaim a host, format a
- * pool. The kernel ties the registration to the netlink socket of the
- * handle, so the FM must use the handle it registered with for all of
- * them; closing the handle ends the registration.
+ * as a pool's FM, refuse a request, revoke a Section, fence and reclaim a
+ * host, format a pool. The kernel ties the registration to the netlink
+ * socket of the handle, so the FM must use the handle it registered with
+ * for all of them; closing the handle ends the registration.
  */
 #include <errno.h>
 #include <string.h>
@@ -45,6 +45,13 @@ int drack_fm_unregister(struct drack_nl *nl, uint32_t pool, char *errbuf,
 {
 	return dl_fm_cmd(nl, DRACK_CMD_FM_UNREGISTER, pool, 0, 0, 0, 0,
 			 errbuf, errlen);
+}
+
+int drack_section_refuse(struct drack_nl *nl, uint32_t pool, uint32_t host,
+			 uint32_t why, char *errbuf, size_t errlen)
+{
+	return dl_fm_cmd(nl, DRACK_CMD_SECTION_REFUSE, pool, DRACK_A_HOST_ID,
+			 host, DRACK_A_REFUSAL, why, errbuf, errlen);
 }
 
 int drack_section_revoke(struct drack_nl *nl, uint32_t pool,

@@ -136,12 +136,17 @@ static int dl_link_parse_msg(struct nlmsghdr *nlh, struct drack_link_info *l)
 		memcpy(l->mac, nla_data(tb[IFLA_ADDRESS]), sizeof(l->mac));
 	l->pool = DRACK_LINK_ANY;
 	l->host = DRACK_LINK_ANY;
+	l->carrier_reason = DRACK_LINK_ANY;
 	if (li[IFLA_INFO_DATA] &&
 	    !nla_parse_nested(dt, IFLA_DRACK_MAX, li[IFLA_INFO_DATA], NULL)) {
 		if (dt[IFLA_DRACK_POOL] && nla_len(dt[IFLA_DRACK_POOL]) >= 4)
 			l->pool = nla_get_u32(dt[IFLA_DRACK_POOL]);
 		if (dt[IFLA_DRACK_HOST] && nla_len(dt[IFLA_DRACK_HOST]) >= 4)
 			l->host = nla_get_u32(dt[IFLA_DRACK_HOST]);
+		if (dt[IFLA_DRACK_CARRIER_REASON] &&
+		    nla_len(dt[IFLA_DRACK_CARRIER_REASON]) >= 4)
+			l->carrier_reason =
+				nla_get_u32(dt[IFLA_DRACK_CARRIER_REASON]);
 	}
 	return 1;
 }

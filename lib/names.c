@@ -36,6 +36,21 @@ const char *drack_nic_state_name(uint32_t state)
 	return state < DRACK_NIC_NR_STATES ? dl_nic_state_names[state] : "?";
 }
 
+static const char *const dl_carrier_reasons[DRACK_CARRIER_MAX + 1] = {
+	[DRACK_CARRIER_OK]		= "none",
+	[DRACK_CARRIER_NO_PEER]		= "no_peer",
+	[DRACK_CARRIER_WAITING]		= "waiting",
+	[DRACK_CARRIER_NO_FM]		= "no_fm",
+	[DRACK_CARRIER_QUOTA]		= "quota",
+	[DRACK_CARRIER_POOL_FULL]	= "pool_full",
+	[DRACK_CARRIER_FENCED]		= "fenced",
+};
+
+const char *drack_carrier_reason_name(uint32_t why)
+{
+	return why <= DRACK_CARRIER_MAX ? dl_carrier_reasons[why] : "?";
+}
+
 _Static_assert(DRACK_STAT_MAX < DRACK_NR_STATS,
 	       "struct drack_stats_info has room for every counter");
 

@@ -74,6 +74,7 @@ struct nla_policy dl_policy[DRACK_A_MAX + 1] = {
 	[DRACK_A_VNIC_VIA] = { .type = NLA_U32 },
 	[DRACK_A_VNIC_FAILOVERS] = { .type = NLA_U32 },
 	[DRACK_A_PEER_STALLED] = { .type = NLA_U32 },
+	[DRACK_A_REFUSAL] = { .type = NLA_U32 },
 };
 
 /* The names of enum drack_stat, as the tools print them. */

@@ -85,7 +85,21 @@ struct drack_superblock {
 	__le64 reserved;
 };
 
-/* One per host id, DRACK_CACHELINE bytes. Written by that host. */
+/*
+ * Why the fabric manager did not grant a host's request (the host
+ * entry's @refused). Written by the FM's kernel, cleared by its grants.
+ */
+enum drack_refusal {
+	DRACK_REFUSED_NONE,	/* no refusal since the last grant */
+	DRACK_REFUSED_QUOTA,	/* the host owns its quota of Sections */
+	DRACK_REFUSED_POOL_FULL, /* no free Section left */
+	DRACK_REFUSED_NR,
+};
+
+/*
+ * One per host id, DRACK_CACHELINE bytes. Written by that host, but for
+ * @refused (the FM's kernel) and the state changes of a fence or reclaim.
+ */
 struct drack_host_entry {
 	__le32 state;			/* enum drack_host_state */
 	__le32 flags;			/* DRACK_HOST_F_* */
@@ -95,7 +109,7 @@ struct drack_host_entry {
 	__le16 notify;			/* backend doorbell id */
 	__u8 mac[6];
 	__le32 buffers_free[DRACK_NR_CLASSES]; /* published with heartbeat */
-	__le32 reserved0;
+	__le32 refused;			/* enum drack_refusal */
 	__le64 released;		/* bit p: holds nothing of DEAD host p */
 	__u8 reserved[8];
 };

@@ -238,7 +238,7 @@ ktap_check json_section eval 'wait_for 5 json_section || json_section'
 json_link() {
 	json_ok 'len(d) == 1 and d[0]["ifname"] == "rack0" and d[0]["pool"] == 0 and
 		d[0]["host"] == 3 and d[0]["address"] == "02:44:52:00:00:03" and
-		"UP" in d[0]["flags"]' "$DRACKCTL" -n h0 -j link show &&
+		"UP" in d[0]["flags"] and d[0]["carrier_reason"] == "none"' "$DRACKCTL" -n h0 -j link show &&
 	json_ok 'd == []' "$DRACKCTL" -j link show &&
 	"$DRACKCTL" -n h1 link show dev rack0 | grep -q 'rack0: .* pool 0 host 0 '
 }

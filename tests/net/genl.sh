@@ -47,8 +47,10 @@ ktap_plan 9
 setup_genl() {
 	[[ -x $PROG ]] || { echo "no $PROG: run make"; return 1; }
 	drack_load "ram_pool_mb=$POOL_MB" "ram_regions=$REGIONS" && drack_host_add 0 && drack_host_add 1 &&
-		wait_for 10 has_carrier h0 && wait_for 10 has_carrier h1
+		wait_for 10 sees_peer h0 1 && wait_for 10 sees_peer h1 0
 }
+# No carrier yet (no Section without a fabric manager), but up and running.
+sees_peer() { [[ $(in_ns "$1" cat /sys/class/net/rack0/drack/peers) == "$2" ]]; }
 ktap_check setup setup_genl || ktap_finish
 
 # run_prog NAME PHASE: one KTAP result for one run of tests/pool/genl

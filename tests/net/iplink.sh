@@ -7,15 +7,15 @@
 #
 # `ip link add rack9 type drack pool 0 host 5` joins as host 5; `ip -d
 # link show` (text and JSON) reports pool, host and the read-only state,
-# peers and Sections; bad arguments fail in ip with iproute2's messages
+# peers, Sections and carrier reason; bad arguments fail in ip with iproute2's messages
 # and change nothing; the kernel refuses the read-only attributes if
 # some other client sends them; ip without the plugin still works.
 #
 # What breaks it: the plugin not found or its symbol misnamed (help),
 # attributes not sent or sent with the wrong type (add_pool_host), fill_info
 # or print_opt missing a field (show_details, show_json), a range check
-# gone from the plugin (bad_input), the policy accepting STATE/PEERS
-# (kernel_rejects_read_only), a plugin needed for plain `type drack`
+# gone from the plugin (bad_input), the policy accepting STATE, PEERS,
+# SECTIONS or CARRIER_REASON (kernel_rejects_read_only), a plugin needed for plain `type drack`
 # (plugin_less).
 . "$(dirname "$0")/lib.sh"
 
@@ -73,7 +73,7 @@ ktap_check add_pool_host add_pool_host
 
 # Once h0 is a reachable peer and the FM granted rack9 its Sections.
 details_ok() {
-	ip -d link show rack9 | grep -qE 'drack pool 0 host 5 state up peers 1 sections [1-9][0-9]* '
+	ip -d link show rack9 | grep -qE 'drack pool 0 host 5 state up peers 1 sections [1-9][0-9]* carrier_reason none '
 }
 show_details() {
 	wait_for 20 details_ok && return 0
@@ -92,6 +92,7 @@ assert li["info_kind"] == "drack", "info_kind"
 assert d["pool"] == 0 and d["host"] == 5, "pool/host"
 assert d["state"] == "up" and d["peers"] == 1, "state/peers"
 assert isinstance(d["sections"], int) and d["sections"] >= 1, "sections"
+assert d["carrier_reason"] == "none", "carrier_reason"
 '
 }
 ktap_check show_json show_json
@@ -130,8 +131,9 @@ bad_input() {
 ktap_check bad_input bad_input
 
 # What the plugin never sends: a raw RTM_NEWLINK with a read-only
-# attribute (IFLA_DRACK_STATE 3, IFLA_DRACK_PEERS 4 in kmod/uapi/drack.h),
-# and, to show the sender works, one with only IFLA_DRACK_HOST (2).
+# attribute (IFLA_DRACK_STATE 3 to IFLA_DRACK_CARRIER_REASON 6 in
+# kmod/uapi/drack.h), and, to show the sender works, one with only
+# IFLA_DRACK_HOST (2).
 newlink_raw() { # TYPE VALUE: prints "ERRNO extack-message"
 	python3 - "$@" <<'EOF'
 import socket, struct, sys
@@ -169,7 +171,7 @@ EOF
 }
 kernel_rejects_read_only() {
 	local out bad=0 t
-	for t in 3 4 5; do
+	for t in 3 4 5 6; do
 		out=$(newlink_raw "$t" 1) || { echo "sender failed: $out"; return 1; }
 		echo "attribute $t: $out"
 		[[ $out == "22 the "*" read only" ]] || bad=1

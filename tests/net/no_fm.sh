@@ -1,25 +1,32 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# no_fm: a rack without its fabric manager.
+# no_fm: a rack without its fabric manager, then with a stingy one.
 #
 #   h0 rack0 .1  <-- pool 0, no drack-fmd -->  h1 rack0 .2
 #
-# No Section is granted, so nothing can be sent: the queue waits (frames
-# are not sent into the void), the kernel says so once per interface, and
-# keeps asking. Once drack-fmd starts, Sections arrive and traffic flows.
+# No Section is granted, so nothing can be sent: the link has no carrier
+# (ip link: NO-CARRIER), says why once per interface in the kernel log
+# and in its link attributes (drackctl link show, -j, ip -d link show),
+# and keeps asking. Every free Section granted away (by hand): "no free
+# Section". drack-fmd with quota 1 while h1 owns a 64 KB Section: h1's
+# request for a 2 KB one is refused, "quota reached". A drack-fmd with
+# the default quota grants it: carrier on, traffic flows.
 #
-# What breaks it: sending without Buffers (ping_blocked), no log line or
-# one per retry (warned_once), requests not repeated so a late FM never
-# hears of them (fmd_late_start), grants not used (granted).
+# What breaks it: carrier without a Section (no_carrier), sending without
+# Buffers (ping_blocked), the reason not exported or named wrong
+# (reason_no_fm, reason_pool_full, reason_quota), no log line or one per
+# retry (warned_once and the log checks of the others), requests not
+# repeated so a late FM never hears of them (fmd_late_start), grants not
+# used or carrier not back (fmd_late_start, granted).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 10
+DRACKCTL=$DRACK_TOP/tools/drackctl/drackctl
+IP_PLUGIN=$DRACK_TOP/tools/ip
 
-setup_no_fm() {
-	drack_load && drack_host_add 0 && drack_host_add 1 &&
-		wait_for 10 has_carrier h0 && wait_for 10 has_carrier h1
-}
+ktap_plan 14
+
+setup_no_fm() { drack_load && drack_host_add 0 && drack_host_add 1; }
 ktap_check setup setup_no_fm || ktap_finish
 
 no_sections() {
@@ -32,6 +39,40 @@ no_sections() {
 }
 ktap_check no_sections no_sections
 
+# reason NS: the carrier reason drackctl -j link show reports
+reason() {
+	"$DRACKCTL" -n "$1" -j link show rack0 |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)[0].get("carrier_reason", "missing"))'
+}
+is_reason() { [[ $(reason "$1") == "$2" ]]; }
+
+# reason_shown NS TOKEN TEXT: JSON, drackctl text and ip -d agree
+reason_shown() {
+	local ns=$1 token=$2 text=$3 out
+	wait_for 10 is_reason "$ns" "$token" || { echo "$ns: carrier_reason $(reason "$ns"), expected $token"; return 1; }
+	out=$("$DRACKCTL" -n "$ns" link show rack0)
+	[[ $out == *"carrier off ($text)"* ]] || { echo "$ns: drackctl link show: $out"; echo "expected: carrier off ($text)"; return 1; }
+	out=$(IP_LIB_DIR=$IP_PLUGIN ip -n "$ns" -d link show rack0)
+	[[ $out == *"carrier_reason $token "* ]] || { echo "$ns: ip -d link show: $out"; return 1; }
+	out=$(ip -n "$ns" link show rack0)
+	[[ $out == *NO-CARRIER* && $out != *LOWER_UP* ]] || { echo "$ns: ip link show: $out"; return 1; }
+}
+
+# Two seconds of unanswered requests: no fabric manager.
+no_carrier() {
+	local ns
+	sleep 3
+	for ns in h0 h1; do
+		no_carrier_ns "$ns" || return 1
+	done
+}
+no_carrier_ns() {
+	local out
+	out=$(ip -n "$1" link show rack0)
+	[[ $out == *NO-CARRIER* && $out == *"state DOWN"* ]] || { echo "$1: $out"; return 1; }
+}
+ktap_check no_carrier no_carrier
+
 ping_blocked() {
 	if ping_once h0 "$(ip4 1)"; then
 		echo "ping went through without any Section"
@@ -40,15 +81,22 @@ ping_blocked() {
 }
 ktap_check ping_blocked ping_blocked
 
-warnings() { drack_dmesg_since_begin | grep -c 'no Sections granted in pool 0: is drack-fmd running'; }
-warned_once() {
-	local n
-	wait_for 10 eval '(( $(warnings) >= 2 ))' || { echo "no warning for both hosts: $(warnings) lines"; return 1; }
-	sleep 3	# more retries happen meanwhile; the warning must not repeat
-	n=$(warnings)
-	((n == 2)) || { echo "$n warning lines, expected one per interface (2)"; return 1; }
+ktap_check reason_no_fm eval 'reason_shown h0 no_fm "no fabric manager for pool 0" &&
+	reason_shown h1 no_fm "no fabric manager for pool 0"'
+
+# log_count TEXT: kernel log lines with TEXT since the test began
+log_count() { drack_dmesg_since_begin | grep -cF "$1"; }
+# log_once TEXT N: N lines (one per interface), still N 3 s later
+log_once() {
+	local text=$1 want=$2 n
+	wait_for 10 eval '(( $(log_count "$text") >= want ))' || { echo "$(log_count "$text") lines of '$text', expected $want"; return 1; }
+	sleep 3	# more retries happen meanwhile; the line must not repeat
+	n=$(log_count "$text")
+	((n == want)) || { echo "$n lines of '$text', expected $want"; drack_dmesg_since_begin | grep -F "$text"; return 1; }
 }
-ktap_check warned_once warned_once
+
+NO_FM_LOG='rack0: no carrier: no Section granted by a fabric manager for pool 0 (is drack-fmd running?)'
+ktap_check warned_once log_once "$NO_FM_LOG" 2
 
 requests_repeat() {
 	local n
@@ -57,8 +105,54 @@ requests_repeat() {
 }
 ktap_check requests_repeat requests_repeat
 
-# A late fabric manager serves the outstanding requests.
-ktap_check fmd_late_start eval 'drack_start_fmd && wait_for 20 ping_once h0 "$(ip4 1)"'
+free_sections() { "$DRACKCTL" section show pool 0 owner free | awk '{ print $4 }'; }
+owned_by() { "$DRACKCTL" section show pool 0 owner "$1" | awk '{ print $4 }'; }
+
+# Every free Section to h1 as a 64 KB one (no FM: drackctl may grant).
+pool_full() {
+	local s
+	for s in $(free_sections); do
+		"$DRACKCTL" section grant host 1 section "$s" class 64k || return 1
+	done
+	[[ -z $(free_sections) ]] || { echo "still free: $(free_sections)"; return 1; }
+	reason_shown h0 pool_full "no free Section in pool 0" &&
+		reason_shown h1 pool_full "no free Section in pool 0" &&
+		log_once 'rack0: no carrier: no free Section in pool 0' 2
+}
+ktap_check reason_pool_full pool_full
+
+# h1 keeps one 64 KB Section, h0 gets a 2 KB one (carrier), then
+# drack-fmd with quota 1 refuses h1 its 2 KB Section.
+FMD_Q1_PID=
+quota() {
+	local s keep
+	keep=$(owned_by 1 | head -n 1)
+	for s in $(owned_by 1); do
+		[[ $s == "$keep" ]] || "$DRACKCTL" section revoke "$s" || return 1
+	done
+	wait_for 10 eval '[[ $(owned_by 1) == "$keep" ]]' || { echo "h1 still owns $(owned_by 1 | xargs)"; return 1; }
+	"$DRACKCTL" section grant host 0 section "$(free_sections | head -n 1)" class 2k || return 1
+	wait_for 10 has_carrier h0 || { echo "h0: no carrier with a 2 KB Section and h1 up"; return 1; }
+	is_reason h0 none || { echo "h0: carrier_reason $(reason h0)"; return 1; }
+	"$DRACK_FMD" -v -q 1 >"$DRACK_LOGDIR/fmd-q1.log" 2>&1 </dev/null &
+	FMD_Q1_PID=$!
+	DRACK_PIDS+=("$FMD_Q1_PID")
+	reason_shown h1 quota "Section refused: quota reached in pool 0" &&
+		log_once 'rack0: no carrier: the fabric manager of pool 0 refused a Section: quota reached' 1 &&
+		has_carrier h0
+}
+ktap_check reason_quota quota
+
+# A fabric manager with the default quota serves the outstanding
+# requests: carrier on both, traffic flows.
+late_fmd() {
+	[[ -n $FMD_Q1_PID ]] && kill_pid "$FMD_Q1_PID"
+	drack_start_fmd || return 1
+	wait_for 20 has_carrier h1 || { echo "h1: no carrier, reason $(reason h1)"; return 1; }
+	is_reason h1 none || { echo "h1: carrier_reason $(reason h1)"; return 1; }
+	wait_for 20 ping_once h0 "$(ip4 1)"
+}
+ktap_check fmd_late_start late_fmd
 
 granted() {
 	local ns
@@ -66,6 +160,7 @@ granted() {
 		(($(drack_stat "$ns" grants) >= 1)) || { echo "$ns: no grant"; return 1; }
 		(($(drack_stat "$ns" buf2k_sections) >= 1)) || { echo "$ns: no 2k Section"; return 1; }
 	done
+	[[ $("$DRACKCTL" -n h1 link show rack0) != *"carrier off"* ]]
 }
 ktap_check granted granted
 

@@ -156,6 +156,61 @@ TEST_F_TIMEOUT(genl, section_revoke, 120)
 	sk_close(ev);
 }
 
+/*
+ * SECTION_REFUSE: the FM tells a host why it grants nothing. Nothing in
+ * the dumps shows it (the host's link does: tests/net/no_fm.sh), so a
+ * valid refusal changes no table either.
+ */
+TEST_F_TIMEOUT(genl, section_refuse, 120)
+{
+	struct tables *t = self->t;
+	struct nl *nl = self->nl;
+	const uint8_t C = DRACK_CMD_SECTION_REFUSE;
+	uint32_t slot = free_slot(t);
+	char msg[256];
+	char *before, *after;
+
+#define G_WHY(w)	A_U32(DRACK_A_REFUSAL, (w))
+	PHASE("live");
+	ASSERT_NE(NONE, slot);
+	REJECT_MISS(nl, C, 0, DRACK_A_POOL_ID, G_HOST(H1), G_WHY(DRACK_REFUSED_QUOTA));
+	REJECT_MISS(nl, C, 0, DRACK_A_HOST_ID, A_POOL, G_WHY(DRACK_REFUSED_QUOTA));
+	REJECT_MISS(nl, C, 0, DRACK_A_REFUSAL, A_POOL, G_HOST(H1));
+	REJECT(nl, C, 0, -EINVAL, A_POOL, G_HOST(H1), A_U16(DRACK_A_REFUSAL, 1));
+	REJECT(nl, C, 0, -EINVAL, A_POOL, G_HOST(H1), A_U64(DRACK_A_REFUSAL, 1));
+	REJECT(nl, C, 0, -ERANGE, A_POOL, G_HOST(H1), G_WHY(DRACK_REFUSED_NONE));
+	REJECT(nl, C, 0, -ERANGE, A_POOL, G_HOST(H1), G_WHY(DRACK_REFUSED_NR));
+	REJECT(nl, C, 0, -ERANGE, A_POOL, G_HOST(64), G_WHY(DRACK_REFUSED_QUOTA));
+	REJECT(nl, C, 0, -ENOENT, A_U32(DRACK_A_POOL_ID, NO_POOL), G_HOST(H1),
+	       G_WHY(DRACK_REFUSED_QUOTA));
+	REJECT_MSG(nl, C, 0, -ENOENT, "host is not up", A_POOL, G_HOST(slot),
+		   G_WHY(DRACK_REFUSED_POOL_FULL));
+	if (t->max_hosts < DRACK_MAX_HOSTS)
+		REJECT(nl, C, 0, -EINVAL, A_POOL, G_HOST(t->max_hosts),
+		       G_WHY(DRACK_REFUSED_QUOTA));
+	reject_extra_attrs(_metadata, nl, __LINE__, C, 0,
+			   ATTRS(A_POOL, G_HOST(H1), G_WHY(DRACK_REFUSED_QUOTA)),
+			   false);
+	REJECT_CORE(nl, C, NLM_F_DUMP, -EOPNOTSUPP, A_POOL, G_HOST(H1),
+		    G_WHY(DRACK_REFUSED_QUOTA));
+
+	/* host 1 owns Sections of both classes: its carrier stays on */
+	before = snapshot(_metadata, nl);
+	EXPECT_EQ(0, simple(_metadata, nl, C, 0,
+			    ATTRS(A_POOL, G_HOST(H1), G_WHY(DRACK_REFUSED_QUOTA)),
+			    msg)) TH_LOG("%s", msg);
+	EXPECT_EQ(0, simple(_metadata, nl, C, 0,
+			    ATTRS(A_POOL, G_HOST(H1),
+				  G_WHY(DRACK_REFUSED_POOL_FULL)), msg))
+		TH_LOG("%s", msg);
+	after = snapshot(_metadata, nl);
+	EXPECT_TRUE(same_state(_metadata, before, after))
+		TH_LOG("a refusal changed the tables");
+	free(before);
+	free(after);
+#undef G_WHY
+}
+
 /* ---------------------------------------------------------------- */
 /* HOST_FENCE, HOST_RECLAIM                                          */
 /* ---------------------------------------------------------------- */
@@ -311,6 +366,8 @@ TEST_F_TIMEOUT(genl, fm_register, 120)
 	REJECT_MSG(b, DRACK_CMD_SECTION_GRANT, 0, -EBUSY, fm, A_POOL,
 		   G_HOST(H0), G_SECT(s), G_CLASS(0));
 	REJECT_MSG(b, DRACK_CMD_SECTION_REVOKE, 0, -EBUSY, fm, A_POOL, G_SECT(mine));
+	REJECT_MSG(b, DRACK_CMD_SECTION_REFUSE, 0, -EBUSY, fm, A_POOL,
+		   G_HOST(H1), A_U32(DRACK_A_REFUSAL, DRACK_REFUSED_QUOTA));
 	REJECT_MSG(b, DRACK_CMD_HOST_FENCE, 0, -EBUSY, fm, A_POOL, G_HOST(H1));
 	REJECT_MSG(b, DRACK_CMD_HOST_RECLAIM, 0, -EBUSY, fm, A_POOL, G_HOST(H1));
 	REJECT_MSG(b, DRACK_CMD_POOL_FORMAT, 0, -EBUSY, fm, A_POOL);

@@ -266,6 +266,21 @@ TEST(class_and_nic_names)
 	ASSERT_STREQ("?", drack_nic_state_name(DRACK_NIC_NR_STATES));
 }
 
+/* The carrier reasons as drackctl -j and ip -d link show print them. */
+TEST(carrier_reason_names)
+{
+	ASSERT_STREQ("none", drack_carrier_reason_name(DRACK_CARRIER_OK));
+	ASSERT_STREQ("no_peer", drack_carrier_reason_name(DRACK_CARRIER_NO_PEER));
+	ASSERT_STREQ("waiting", drack_carrier_reason_name(DRACK_CARRIER_WAITING));
+	ASSERT_STREQ("no_fm", drack_carrier_reason_name(DRACK_CARRIER_NO_FM));
+	ASSERT_STREQ("quota", drack_carrier_reason_name(DRACK_CARRIER_QUOTA));
+	ASSERT_STREQ("pool_full",
+		     drack_carrier_reason_name(DRACK_CARRIER_POOL_FULL));
+	ASSERT_STREQ("fenced", drack_carrier_reason_name(DRACK_CARRIER_FENCED));
+	ASSERT_STREQ("?", drack_carrier_reason_name(DRACK_CARRIER_MAX + 1));
+	ASSERT_STREQ("?", drack_carrier_reason_name(0xffffffff));
+}
+
 /*
  * Every counter has a name, a distinct one; none for UNSPEC or beyond
  * the last.

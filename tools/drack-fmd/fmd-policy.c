@@ -88,20 +88,41 @@ uint32_t fmd_place(const struct fmd_view *v, uint32_t host, uint32_t cls,
 	return n;
 }
 
-static void fmd_refuse(struct fmd_pool *fp, uint32_t host, uint64_t now,
-		       const char *why, uint32_t owned, uint32_t quota)
+/*
+ * Tell the host's kernel why (DRACK_REFUSED_*): it shows the reason while
+ * it has no carrier, until our next grant. At every refused request: a
+ * grant meanwhile cleared it.
+ */
+static void fmd_tell_refusal(struct drack_nl *nl, struct fmd_pool *fp,
+			     uint32_t host, uint32_t why)
+{
+	char errbuf[DRACK_ERRMSG_MAX];
+	int err;
+
+	err = drack_section_refuse(nl, fp->id, host, why, errbuf,
+				   sizeof(errbuf));
+	if (err)
+		fmd_dbg("pool %u host %u: cannot tell the refusal: %s%s%s",
+			fp->id, host, strerror(-err), errbuf[0] ? ": " : "",
+			errbuf);
+}
+
+static void fmd_refuse(struct drack_nl *nl, struct fmd_pool *fp,
+		       uint32_t host, uint64_t now, uint32_t owned,
+		       uint32_t quota)
 {
 	struct fmd_host_mem *hm = &fp->host[host];
 
 	/* Every refusal at debug level; the log line once a minute. */
-	fmd_dbg("pool %u host %u: refused: %s (owns %u, quota %u)", fp->id,
-		host, why, owned, quota);
+	fmd_dbg("pool %u host %u: refused: quota reached (owns %u, quota %u)",
+		fp->id, host, owned, quota);
+	fmd_tell_refusal(nl, fp, host, DRACK_REFUSED_QUOTA);
 	if (hm->last_refusal_log &&
 	    now - hm->last_refusal_log < FMD_REFUSAL_LOG_MS)
 		return;
 	hm->last_refusal_log = now;
-	fmd_info("pool %u host %u: request refused: %s (owns %u, quota %u)",
-		 fp->id, host, why, owned, quota);
+	fmd_info("pool %u host %u: request refused: quota reached (owns %u, quota %u)",
+		 fp->id, host, owned, quota);
 }
 
 void fmd_handle_request(struct drack_nl *nl, struct fmd_pool *fp,
@@ -138,7 +159,7 @@ void fmd_handle_request(struct drack_nl *nl, struct fmd_pool *fp,
 	quota = fmd_host_quota(&v);
 	owned = v.owned[host];
 	if (owned >= quota) {
-		fmd_refuse(fp, host, now, "quota reached", owned, quota);
+		fmd_refuse(nl, fp, host, now, owned, quota);
 		goto out;
 	}
 	want = quota - owned;
@@ -149,6 +170,7 @@ void fmd_handle_request(struct drack_nl *nl, struct fmd_pool *fp,
 
 	n = fmd_place(&v, host, cls, want, picks);
 	if (!n) {
+		fmd_tell_refusal(nl, fp, host, DRACK_REFUSED_POOL_FULL);
 		if (!fp->last_exhausted_log ||
 		    now - fp->last_exhausted_log >= FMD_REFUSAL_LOG_MS) {
 			fp->last_exhausted_log = now;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * drackctl link: drack interfaces (one per host) over rtnetlink, with the
- * pool and host id that ip link cannot pass (IFLA_DRACK_POOL/HOST); with
- * -s, every counter of the host (DRACK_CMD_STATS_GET).
+ * pool and host id that ip link cannot pass (IFLA_DRACK_POOL/HOST) and
+ * why a link has no carrier (IFLA_DRACK_CARRIER_REASON); with -s, every
+ * counter of the host (DRACK_CMD_STATS_GET).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -93,6 +94,51 @@ static void print_link_stats(const struct drack_stats_info *st)
 	close_json_object();
 }
 
+/*
+ * Why the link has no carrier: text "carrier off (...)" after the address
+ * when it has none; JSON "carrier_reason" ("none" with carrier).
+ */
+static void print_carrier(const struct drack_link_info *l)
+{
+	char why[96];
+
+	if (l->carrier_reason == DRACK_LINK_ANY)	/* an older drack.ko */
+		return;
+	print_string(PRINT_JSON, "carrier_reason", NULL,
+		     drack_carrier_reason_name(l->carrier_reason));
+	switch (l->carrier_reason) {
+	case DRACK_CARRIER_OK:
+		return;
+	case DRACK_CARRIER_NO_PEER:
+		snprintf(why, sizeof(why), "no other host up");
+		break;
+	case DRACK_CARRIER_WAITING:
+		snprintf(why, sizeof(why), "waiting for a Section of pool %u",
+			 l->pool);
+		break;
+	case DRACK_CARRIER_NO_FM:
+		snprintf(why, sizeof(why), "no fabric manager for pool %u",
+			 l->pool);
+		break;
+	case DRACK_CARRIER_QUOTA:
+		snprintf(why, sizeof(why),
+			 "Section refused: quota reached in pool %u", l->pool);
+		break;
+	case DRACK_CARRIER_POOL_FULL:
+		snprintf(why, sizeof(why), "no free Section in pool %u",
+			 l->pool);
+		break;
+	case DRACK_CARRIER_FENCED:
+		snprintf(why, sizeof(why), "fenced, rejoining pool %u",
+			 l->pool);
+		break;
+	default:
+		snprintf(why, sizeof(why), "reason %u", l->carrier_reason);
+		break;
+	}
+	print_string(PRINT_FP, NULL, " carrier off (%s)", why);
+}
+
 static int print_link(const struct drack_link_info *l, void *arg)
 {
 	struct drack_stats_info st;
@@ -113,6 +159,7 @@ static int print_link(const struct drack_link_info *l, void *arg)
 		     operstates[l->operstate] : "UNKNOWN");
 	print_string(PRINT_ANY, "address", "address %s",
 		     ctl_mac(l->mac, mac, sizeof(mac)));
+	print_carrier(l);
 	print_nl();
 	if (ctl_stats)
 		print_link_stats(&st);

@@ -4,6 +4,7 @@
  *
  *   ip link add rack0 type drack [ pool ID ] [ host ID ]
  *   ip -d link show rack0        ... drack pool 0 host 5 state up peers 3 sections 4
+ *                                carrier_reason none
  *   ip link help drack
  *
  * ip dlopens $IP_LIB_DIR/link_drack.so (default
@@ -144,6 +145,17 @@ static const char *const drack_state_names[DRACK_HOST_NR_STATES] = {
 	[DRACK_HOST_DEAD] = "dead",
 };
 
+/* libdrack's drack_carrier_reason_name(); ip does not link libdrack */
+static const char *const drack_carrier_reasons[DRACK_CARRIER_MAX + 1] = {
+	[DRACK_CARRIER_OK] = "none",
+	[DRACK_CARRIER_NO_PEER] = "no_peer",
+	[DRACK_CARRIER_WAITING] = "waiting",
+	[DRACK_CARRIER_NO_FM] = "no_fm",
+	[DRACK_CARRIER_QUOTA] = "quota",
+	[DRACK_CARRIER_POOL_FULL] = "pool_full",
+	[DRACK_CARRIER_FENCED] = "fenced",
+};
+
 static bool drack_attr_u32(struct rtattr *tb[], int type, __u32 *v)
 {
 	if (!tb[type] || RTA_PAYLOAD(tb[type]) < sizeof(__u32))
@@ -185,6 +197,17 @@ static void drack_print_opt(struct link_util *lu, FILE *f, struct rtattr *tb[])
 	}
 	drack_print_u32(tb, IFLA_DRACK_PEERS, "peers", "peers %u ");
 	drack_print_u32(tb, IFLA_DRACK_SECTIONS, "sections", "sections %u ");
+	if (drack_attr_u32(tb, IFLA_DRACK_CARRIER_REASON, &v)) {
+		const char *name = v <= DRACK_CARRIER_MAX ?
+				   drack_carrier_reasons[v] : NULL;
+
+		if (!name) {
+			snprintf(buf, sizeof(buf), "%u", v);
+			name = buf;
+		}
+		print_color_string(PRINT_ANY, COLOR_NONE, "carrier_reason",
+				   "carrier_reason %s ", name);
+	}
 }
 
 static void drack_print_help(struct link_util *lu, int argc, char **argv,

@@ -205,6 +205,13 @@ int drack_fm_register(struct drack_nl *nl, uint32_t pool, char *errbuf,
 		      size_t errlen);
 int drack_fm_unregister(struct drack_nl *nl, uint32_t pool, char *errbuf,
 			size_t errlen);
+/*
+ * Tell @host why its request for Sections is not granted: @why is
+ * DRACK_REFUSED_QUOTA or DRACK_REFUSED_POOL_FULL. The host shows it as
+ * the reason it has no carrier until the next grant.
+ */
+int drack_section_refuse(struct drack_nl *nl, uint32_t pool, uint32_t host,
+			 uint32_t why, char *errbuf, size_t errlen);
 /* Ask the owner of @section to give it back once its Buffers are home. */
 int drack_section_revoke(struct drack_nl *nl, uint32_t pool,
 			 uint32_t section, char *errbuf, size_t errlen);
@@ -283,6 +290,8 @@ struct drack_link_info {
 	uint32_t mtu;
 	uint8_t operstate;		/* IF_OPER_* */
 	uint8_t mac[6];
+	/* enum drack_carrier_reason, DRACK_LINK_ANY if not reported */
+	uint32_t carrier_reason;
 };
 
 typedef int (*drack_link_cb)(const struct drack_link_info *link, void *arg);
@@ -306,6 +315,7 @@ int drack_link_get(const char *name, struct drack_link_info *info);
 const char *drack_host_state_name(uint32_t state);
 const char *drack_class_name(uint32_t buf_class);
 const char *drack_nic_state_name(uint32_t state);	/* "up", ... */
+const char *drack_carrier_reason_name(uint32_t why);	/* "no_fm", ... */
 /* e.g. "tx_packets"; NULL for an unknown counter. */
 const char *drack_stat_name(uint32_t stat);
 
