@@ -77,12 +77,8 @@ static bool drack_ring_size_ok(u32 n)
 	return is_power_of_2(n) && n >= DRACK_RING_MIN && n <= DRACK_RING_MAX;
 }
 
-/*
- * The superblock is as untrusted as the rest of the pool: recompute the
- * layout from its scalar parameters and require the stored offsets to match.
- */
-int drack_format_validate(const struct drack_superblock *sb, u64 size,
-			  struct drack_geometry *g, u32 *id, u32 *regions)
+static int drack_format_check(const struct drack_superblock *sb, u64 size,
+			      struct drack_geometry *g, u32 *id, u32 *regions)
 {
 	u64 pool_size = le64_to_cpu(sb->pool_size);
 	u32 max_hosts = le32_to_cpu(sb->max_hosts);
@@ -127,4 +123,18 @@ int drack_format_validate(const struct drack_superblock *sb, u64 size,
 		return -EINVAL;
 	*id = le32_to_cpu(sb->pool_id);
 	return 0;
+}
+
+/*
+ * The superblock is as untrusted as the rest of the pool: recompute the
+ * layout from its scalar parameters and require the stored offsets to match.
+ * Another kernel may rewrite it meanwhile: read it once, check the copy.
+ */
+int drack_format_validate(const struct drack_superblock *pool_sb, u64 size,
+			  struct drack_geometry *g, u32 *id, u32 *regions)
+{
+	struct drack_superblock copy;
+
+	memcpy(&copy, pool_sb, sizeof(copy));
+	return drack_format_check(&copy, size, g, id, regions);
 }
