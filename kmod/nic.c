@@ -169,6 +169,7 @@ static void drack_nic_reconcile(struct drack_dev *dd)
 	u32 n, max = pool->geo.max_nics;
 	u64 dropping = 0, gone = 0;
 	struct drack_nic_port *vp;
+	bool moved;
 	struct drack_vnic *vn;
 	LIST_HEAD(kill);
 
@@ -205,12 +206,16 @@ static void drack_nic_reconcile(struct drack_dev *dd)
 		    drack_nic_want_port(dd, n) && state == DRACK_NIC_UP)
 			drack_nic_port_attach(dd, n);
 		vn = rtnl_dereference(nh->vnic[n]);
+		/* rack0 moved to another netns: its vNICs follow it. */
+		moved = vn && !net_eq(dev_net(vn->ndev), dev_net(dd->ndev));
 		/* A vNIC outlives failures of its NIC; not an unexport. */
-		if (vn && (!nh->dying && state != DRACK_NIC_FREE && assigned))
+		if (vn && !moved &&
+		    (!nh->dying && state != DRACK_NIC_FREE && assigned))
 			continue;
 		if (vn)
 			drack_vnic_destroy(vn, &kill);
-		else if (active && assigned && state != DRACK_NIC_FREE)
+		if ((!vn || moved) && active && assigned &&
+		    state != DRACK_NIC_FREE)
 			drack_vnic_create(dd, n);
 	}
 	drack_nic_route_all(dd, 0);
@@ -309,8 +314,21 @@ static int drack_nic_netdev_event(struct notifier_block *nb,
 	struct drack_xnic *x;
 
 	if (dev->rtnl_link_ops == &drack_link_ops) {
-		if (event == NETDEV_UNREGISTER)
-			drack_nic_dev_teardown(netdev_priv(dev));
+		/*
+		 * A netns move unregisters and registers it again: keep its
+		 * exports, and recreate its vNICs where it went.
+		 */
+		struct drack_dev *dd = netdev_priv(dev);
+
+		if (event == NETDEV_UNREGISTER &&
+		    dev->reg_state == NETREG_UNREGISTERING) {
+			drack_nic_dev_teardown(dd);
+		} else if (event == NETDEV_UNREGISTER) {
+			dd->nic.moving = true;
+		} else if (event == NETDEV_REGISTER && dd->nic.moving) {
+			dd->nic.moving = false;
+			drack_nic_changed(dd);
+		}
 		return NOTIFY_DONE;
 	}
 	x = drack_xnic_of(dev);

@@ -136,6 +136,7 @@ struct drack_nic_host {
 	u32 seen_state[DRACK_MAX_NICS];		/* to notice changes fast */
 	u32 seen_gen[DRACK_MAX_NICS];
 	bool dying;
+	bool moving;			/* between a netns move's two events */
 };
 
 extern unsigned int drack_nic_failover_ms;

@@ -24,7 +24,7 @@
 . "$(dirname "$0")/lib.sh"
 
 . "$(dirname "$0")/nic-lab.bash"
-ktap_plan 15
+ktap_plan 16
 drack_setup 2 || ktap_finish
 
 ktap_check lab nic_lab
@@ -143,6 +143,35 @@ EOF
 ktap_check failover_keeps_iperf3 failover
 
 ktap_check ping_after_failover ping_all
+
+# h1's rack0 moves to another netns and back: its vNICs follow it each
+# time and still reach x0; the NIC pool stays on (it used to be torn down
+# by the move's unregister event).
+vnics_in() {	# NS OTHER: both vNICs in NS (created down), none left in OTHER
+	ip -n "$1" link show rack0v0 >/dev/null 2>&1 && ip -n "$1" link show rack0v1 >/dev/null 2>&1 &&
+		! ip -n "$2" link show rack0v0 >/dev/null 2>&1 && ! ip -n "$2" link show rack0v1 >/dev/null 2>&1
+}
+vnic_readdr() {	# as vnic_addr; the rule may be left from before the move
+	ip -n "$1" addr add "$3/24" dev "$2" && ip -n "$1" link set "$2" up &&
+		ip -n "$1" route replace "$X.0/24" dev "$2" src "$3" table "$4" || return 1
+	ip -n "$1" rule show from "$3" | grep -q "lookup $4" || ip -n "$1" rule add from "$3" table "$4"
+}
+netns_move() {
+	local ns from
+	drack_netns_add h1m || return 1
+	for ns in h1m h1; do
+		from=$([[ $ns == h1m ]] && echo h1 || echo h1m)
+		ip -n "$from" link set rack0 netns "$ns" || return 1
+		ip -n "$ns" addr add "$(ip4 1)/24" dev rack0 && ip -n "$ns" link set rack0 up || return 1
+		wait_for 10 vnics_in "$ns" "$from" || { echo "$ns: vNICs did not follow rack0"; ip -n "$ns" -br link; return 1; }
+		vnic_readdr "$ns" rack0v0 "$X.20" 100 && vnic_readdr "$ns" rack0v1 "$X.21" 101 || return 1
+		wait_for 10 ping_once "$ns" "$X.100" -I "$X.21" >/dev/null ||
+			{ echo "$ns: no answer via rack0v1"; return 1; }
+		echo "$ns: rack0v0 and rack0v1 up, x0 answers"
+	done
+	ip -n h1 addr add "$(ip6 1)/64" dev rack0 nodad
+}
+ktap_check netns_move netns_move && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
 # vq_inject WHICH NIC HOST N: N garbage entries on the TX ring (what a rogue
 # host could post to the owner) or the RX done ring (what a rogue owner
