@@ -186,6 +186,21 @@ u32 drack_pool_free_sections(struct drack_pool *pool)
 	return drack_pool_host_sections(pool, DRACK_SECTION_FREE);
 }
 
+/* An FM command's target host: in range and up. pool->lock held. */
+static int drack_pool_host_up(struct drack_pool *pool, u32 host,
+			      struct netlink_ext_ack *extack)
+{
+	if (host >= pool->geo.max_hosts) {
+		NL_SET_ERR_MSG(extack, "host id out of range for this pool");
+		return -EINVAL;
+	}
+	if (drack_host_state(pool, host) != DRACK_HOST_UP) {
+		NL_SET_ERR_MSG(extack, "host is not up");
+		return -ENOENT;
+	}
+	return 0;
+}
+
 int drack_pool_grant(struct drack_pool *pool, u32 host, u32 section,
 		     u32 buf_class, struct netlink_ext_ack *extack)
 {
@@ -196,13 +211,10 @@ int drack_pool_grant(struct drack_pool *pool, u32 host, u32 section,
 	int err = 0;
 
 	mutex_lock(&pool->lock);
-	if (host >= pool->geo.max_hosts) {
-		NL_SET_ERR_MSG(extack, "host id out of range for this pool");
-		err = -EINVAL;
-	} else if (drack_host_state(pool, host) != DRACK_HOST_UP) {
-		NL_SET_ERR_MSG(extack, "host is not up");
-		err = -ENOENT;
-	} else if (section >= pool->geo.section_count) {
+	err = drack_pool_host_up(pool, host, extack);
+	if (err)
+		goto out;
+	if (section >= pool->geo.section_count) {
 		NL_SET_ERR_MSG(extack, "Section id out of range");
 		err = -EINVAL;
 	} else if (section < pool->geo.meta_sections) {
@@ -254,19 +266,13 @@ out:
 int drack_pool_refuse(struct drack_pool *pool, u32 host, u32 why,
 		      struct netlink_ext_ack *extack)
 {
-	int err = 0;
+	int err;
 
 	mutex_lock(&pool->lock);
-	if (host >= pool->geo.max_hosts) {
-		NL_SET_ERR_MSG(extack, "host id out of range for this pool");
-		err = -EINVAL;
-	} else if (drack_host_state(pool, host) != DRACK_HOST_UP) {
-		NL_SET_ERR_MSG(extack, "host is not up");
-		err = -ENOENT;
-	} else {
+	err = drack_pool_host_up(pool, host, extack);
+	if (!err)
 		WRITE_ONCE(drack_host_entry(pool, host)->refused,
 			   cpu_to_le32(why));
-	}
 	mutex_unlock(&pool->lock);
 	return err;
 }
