@@ -44,6 +44,14 @@ want() {
 # fld RECORD KEY: one key=value field of a record
 fld() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }
 
+# host_state HOST: its state in the host table, as drackctl names it
+host_state() {
+	"$DRACKCTL" -j host show pool 0 | python3 -c '
+import json, sys
+print(next((e["state"] for e in json.load(sys.stdin) if e["host"] == int(sys.argv[1])), "absent"))' "$1"
+}
+
+
 setup_trace() {
 	drack_load || return 1
 	[[ -d $T/events ]] || mount -t tracefs nodev "$T" || return 1
@@ -52,8 +60,10 @@ setup_trace() {
 	trace_on || return 1
 	local i
 	for i in 0 1 2; do drack_host_add "$i" || return 1; done
+	# No carrier yet: that waits for the Sections section_grant gives.
 	for i in 0 1 2; do
-		wait_for 10 has_carrier "h$i" || { echo "h$i: no carrier"; return 1; }
+		wait_for 10 eval '[[ $(host_state '"$i"') == up ]]' ||
+			{ echo "h$i: not up in the host table"; return 1; }
 	done
 }
 ktap_check setup setup_trace || ktap_finish
@@ -101,13 +111,6 @@ print(json.load(sys.stdin)[0]["state"])'
 
 # h0 and h1 get a Section of each class, h2 one of 2k; each host's grants
 # counter says it took them.
-# host_state HOST: its state in the host table, as drackctl names it
-host_state() {
-	"$DRACKCTL" -j host show pool 0 | python3 -c '
-import json, sys
-print(next((e["state"] for e in json.load(sys.stdin) if e["host"] == int(sys.argv[1])), "absent"))' "$1"
-}
-
 section_grant() {
 	local free k s n=0 h expect
 	read -r -a free <<<"$(free_sections)" || return 1
@@ -124,6 +127,9 @@ section_grant() {
 	done
 	for k in "${!SEC[@]}"; do
 		want drack_section_grant "^pool=0 section=${SEC[$k]} host=${k%.*} class=${k#*.}$" || return 1
+	done
+	for h in 0 1 2; do	# a 2 KB Section each: carrier
+		wait_for 10 has_carrier "h$h" || { echo "h$h: no carrier"; return 1; }
 	done
 }
 ktap_check section_grant section_grant
