@@ -4,6 +4,9 @@
 # make check    install test dependencies, build, run the unit tests, then
 #               every other test in QEMU guests
 # make unit     the unit tests alone (tests/unit, user space, no guest)
+# make dkms-install  register drack.ko with DKMS (/usr/src/drack-VERSION):
+#                built and installed for every installed kernel, and
+#                for each kernel installed later
 # make netlink-gen  regenerate the netlink code from
 #                Documentation/netlink/specs/drack.yaml (tools/ynl/regen.sh)
 # make demo     install dependencies, build, run an emulated rack of QEMU VMs
@@ -24,7 +27,7 @@ USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -I$(CURDIR)/kmod -I$(CURDIR)/lib
 
 export CC CFLAGS USER_CFLAGS
 
-.PHONY: all kmod lib tools tests-bin unit netlink-gen check check-612 demo demo-netns bench bench-vms bench-nic clean install
+.PHONY: all kmod lib tools tests-bin unit netlink-gen dkms-install check check-612 demo demo-netns bench bench-vms bench-nic clean install
 
 all: kmod lib tools tests-bin
 
@@ -53,6 +56,18 @@ unit:
 
 netlink-gen:
 	bash tools/ynl/regen.sh
+
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+DKMS_SRC := /usr/src/drack-$(DKMS_VERSION)
+dkms-install:
+	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)/kmod
+	cp Kbuild dkms.conf $(DKMS_SRC)/
+	cd kmod && git ls-files | tar -cf - -T - | tar -xf - -C $(DKMS_SRC)/kmod
+	dkms add drack/$(DKMS_VERSION)
+	for k in $$(ls /lib/modules); do \
+		[ -e /lib/modules/$$k/build ] || continue; \
+		dkms install drack/$(DKMS_VERSION) -k $$k || exit 1; \
+	done
 
 check:
 	bash tests/run-all.sh
