@@ -4,6 +4,7 @@
  * netdev of this kernel (emulated hosts, one per netns). Doorbells are
  * direct NAPI schedules.
  */
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -28,15 +29,47 @@ static void drack_ram_kick(struct drack_pool *pool, u32 host)
 	drack_pool_kick_here(pool, host);
 }
 
+/*
+ * Page by page as PFNs, not with remap_vmalloc_range(): a mapping must
+ * take no page references, or it would look like an skb still holding
+ * a Buffer received by reference.
+ */
 static int drack_ram_mmap(struct drack_pool *pool, struct vm_area_struct *vma)
 {
-	return remap_vmalloc_range(vma, pool->base, vma->vm_pgoff);
+	unsigned long npages = vma_pages(vma), i;
+	int err;
+
+	if (vma->vm_pgoff > pool->size >> PAGE_SHIFT ||
+	    npages > (pool->size >> PAGE_SHIFT) - vma->vm_pgoff)
+		return -EINVAL;
+	for (i = 0; i < npages; i++) {
+		err = remap_pfn_range(vma, vma->vm_start + (i << PAGE_SHIFT),
+				      page_to_pfn(pool->pages[vma->vm_pgoff + i]),
+				      PAGE_SIZE, vma->vm_page_prot);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static void drack_ram_release(struct drack_pool *pool)
 {
 	vfree(pool->base);
+	kvfree(pool->pages);
 	kfree(pool);
+}
+
+static struct page **drack_ram_pages(void *base, u64 size)
+{
+	unsigned long n = size >> PAGE_SHIFT, i;
+	struct page **pages;
+
+	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
+	if (pages)
+		for (i = 0; i < n; i++)
+			pages[i] = vmalloc_to_page((u8 *)base +
+						   (i << PAGE_SHIFT));
+	return pages;
 }
 
 static const struct drack_backend_ops drack_ram_ops = {
@@ -65,7 +98,9 @@ int drack_ram_init(void)
 	}
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
 	base = vmalloc_user(size);
-	if (!pool || !base) {
+	if (pool && base)
+		pool->pages = drack_ram_pages(base, size);
+	if (!pool || !base || !pool->pages) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -82,6 +117,8 @@ int drack_ram_init(void)
 	return 0;
 fail:
 	vfree(base);
+	if (pool)
+		kvfree(pool->pages);
 	kfree(pool);
 	return err;
 }

@@ -120,6 +120,7 @@ static int drack_stop(struct net_device *ndev)
 	drack_pool_peers_changed(dd->pool);
 	synchronize_net();	/* local senders have seen us stop */
 	napi_disable(&dd->napi);
+	del_timer_sync(&dd->held_timer);
 	netif_stop_queue(ndev);
 
 	if (!drack_dev_active(dd))
@@ -133,6 +134,7 @@ static int drack_stop(struct net_device *ndev)
 
 static void drack_free_priv(struct drack_dev *dd)
 {
+	drack_rxref_free(dd);
 	kfree(dd->peers);
 	dd->peers = NULL;
 	drack_stats_free(&dd->stats);
@@ -150,6 +152,7 @@ static void drack_uninit(struct net_device *ndev)
 
 	if (dd->joined && !dd->leaving)
 		drack_dev_leave(dd);
+	del_timer_sync(&dd->held_timer);
 	netif_napi_del(&dd->napi);
 }
 
@@ -202,6 +205,7 @@ static void drack_setup(struct net_device *ndev)
 	dd->carrier_reason = DRACK_CARRIER_WAITING;
 	dd->client.ops = &drack_client_ops;
 	spin_lock_init(&dd->rx_lock);
+	timer_setup(&dd->held_timer, drack_rx_held_timer, 0);
 	drack_host_init(dd);
 	drack_sections_init(dd);
 	drack_timers_init(dd);

@@ -40,6 +40,8 @@ struct drack_dev {
 	/* RX side: NAPI, or process context while the interface is down. */
 	spinlock_t rx_lock;
 	u32 rx_next;				/* round robin over peers */
+	u32 rx_copybreak;			/* frames up to this are copied */
+	struct timer_list held_timer;		/* polls Buffers skbs hold */
 	u64 ret_kick_pending;
 
 	/* One-shot jobs (sections.c, host.c). */
@@ -117,6 +119,29 @@ bool drack_rx_holds_buffers(struct drack_dev *dd);
 /* A new skb holding a copy of @len bytes at @buf. */
 struct sk_buff *drack_skb_from_buf(struct napi_struct *napi, const void *buf,
 				   u32 len);
+void drack_rx_held_timer(struct timer_list *t);
+
+/* rxref.c: receive by reference */
+#define DRACK_RX_COPYBREAK	256		/* default rx-copybreak */
+int drack_rxref_init(struct drack_dev *dd);
+void drack_rxref_free(struct drack_dev *dd);
+/*
+ * An skb for @len bytes at Buffer @off of @p: around the Buffer if @size
+ * (its class size; 0: it may not be held) and @p's cap allow, *@held
+ * then; else a copy.
+ */
+struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct drack_peer *p,
+				u64 off, u32 len, u32 size, bool *held);
+/*
+ * Hand back (if @alive, as *@space allows) or forget @p's held Buffers
+ * the stack let go of; returns how many. rx_lock held.
+ */
+u32 drack_rxref_reclaim(struct drack_dev *dd, struct drack_peer *p,
+			bool alive, int *space);
+bool drack_rxref_holding(struct drack_dev *dd);
+/* Leaving: stop tracking what is still held; returns how many. */
+u32 drack_rxref_forget(struct drack_dev *dd);
+
 /* tx.c: wake the queue if what stopped it is gone */
 void drack_tx_maybe_wake(struct drack_dev *dd);
 bool drack_tx_check_stall(struct drack_dev *dd, int *changed);

@@ -154,7 +154,36 @@ static int drack_set_priv_flags(struct net_device *ndev, u32 flags)
 	return 0;
 }
 
+/* rx-copybreak: frames up to this long are copied, not held (rxref.c). */
+static int drack_get_tunable(struct net_device *ndev,
+			     const struct ethtool_tunable *tuna, void *data)
+{
+	struct drack_dev *dd = netdev_priv(ndev);
+
+	if (tuna->id != ETHTOOL_RX_COPYBREAK)
+		return -EOPNOTSUPP;
+	*(u32 *)data = READ_ONCE(dd->rx_copybreak);
+	return 0;
+}
+
+static int drack_set_tunable(struct net_device *ndev,
+			     const struct ethtool_tunable *tuna,
+			     const void *data)
+{
+	struct drack_dev *dd = netdev_priv(ndev);
+	u32 v = *(const u32 *)data;
+
+	if (tuna->id != ETHTOOL_RX_COPYBREAK)
+		return -EOPNOTSUPP;
+	if (v > DRACK_MAX_FRAME)
+		return -EINVAL;
+	WRITE_ONCE(dd->rx_copybreak, v);
+	return 0;
+}
+
 const struct ethtool_ops drack_ethtool_ops = {
+	.get_tunable = drack_get_tunable,
+	.set_tunable = drack_set_tunable,
 	.get_priv_flags = drack_get_priv_flags,
 	.set_priv_flags = drack_set_priv_flags,
 	.get_drvinfo = drack_get_drvinfo,

@@ -192,6 +192,11 @@ static int drack_dev_init_peers(struct drack_dev *dd)
 		return -ENOMEM;
 	for (p = 0; p < dd->nhosts; p++)
 		drack_peer_init(&dd->peers[p], dd->pool, dd->host, p);
+	if (drack_rxref_init(dd)) {
+		kfree(dd->peers);
+		dd->peers = NULL;
+		return -ENOMEM;
+	}
 	drack_ring_init(&dd->grant_in,
 			drack_pool_ptr(dd->pool,
 				       drack_grant_ring_off(g, dd->host)),
@@ -418,7 +423,7 @@ void drack_dev_leave(struct drack_dev *dd)
 	struct drack_pool *pool = dd->pool;
 	struct drack_host_entry *e = drack_dev_entry(dd);
 	bool fenced;
-	u32 lent;
+	u32 lent, held;
 
 	WRITE_ONCE(dd->leaving, true);
 	WRITE_ONCE(dd->stalled, false);
@@ -440,6 +445,16 @@ void drack_dev_leave(struct drack_dev *dd)
 	cancel_work_sync(&dd->revoke_work);
 
 	lent = fenced ? 0 : drack_dev_wait_returns(dd);
+	/*
+	 * Sockets may keep Buffers received by reference as long as they
+	 * like; their owners take them back once we are gone.
+	 */
+	spin_lock_bh(&dd->rx_lock);
+	held = drack_rxref_forget(dd);
+	spin_unlock_bh(&dd->rx_lock);
+	if (held)
+		netdev_warn(dd->ndev, "left pool %u while sockets still held %u Buffers of peers received by reference\n",
+			    pool->id, held);
 
 	mutex_lock(&pool->lock);
 	rcu_assign_pointer(pool->local[dd->host], NULL);

@@ -50,7 +50,7 @@ bool drack_peer_alive(const struct drack_peer *p)
 }
 
 bool drack_peer_ref_valid(const struct drack_peer *p,
-			  const struct drack_ref *ref, bool *returnable)
+			  const struct drack_ref *ref, u32 *buf_size)
 {
 	const struct drack_geometry *g = &p->pool->geo;
 	u64 off = le64_to_cpu(ref->off);
@@ -59,7 +59,7 @@ bool drack_peer_ref_valid(const struct drack_peer *p,
 	struct drack_section_entry *e;
 	u32 buf_class;
 
-	*returnable = false;
+	*buf_size = 0;
 	if (le16_to_cpu(ref->src) != p->id || off >= g->pool_size ||
 	    section < g->meta_sections)
 		return false;
@@ -69,7 +69,7 @@ bool drack_peer_ref_valid(const struct drack_peer *p,
 	    buf_class >= DRACK_NR_CLASSES ||
 	    off & (DRACK_CLASS_SIZE(buf_class) - 1))
 		return false;
-	*returnable = true;
+	*buf_size = DRACK_CLASS_SIZE(buf_class);
 	return len >= ETH_HLEN && len <= DRACK_CLASS_SIZE(buf_class);
 }
 

@@ -22,6 +22,20 @@ struct drack_peer_stats {
 	struct u64_stats_sync syncp;
 };
 
+/* A Buffer of the peer that skbs hold by reference (rxref.c). */
+struct drack_held_buf {
+	u64 off;
+	u32 len;
+	u32 size;			/* its class size, for the cap */
+};
+
+struct drack_held {
+	struct drack_held_buf *buf;	/* NULL: this pool is copied out */
+	u32 n, cap;
+	u32 next;			/* where the next scan starts */
+	u64 bytes;
+};
+
 struct drack_peer {
 	struct drack_pool *pool;
 	u32 id;				/* its host id */
@@ -37,6 +51,7 @@ struct drack_peer {
 	struct drack_ring ref_in;	/* its ref_queue here */
 	struct drack_ring ret_out;	/* its Buffers we hand back */
 	struct drack_ring ret_in;	/* our Buffers it hands back */
+	struct drack_held held;		/* its Buffers skbs hold, rx_lock */
 	struct drack_peer_stats tx, rx;
 };
 
@@ -54,11 +69,11 @@ bool drack_peer_alive(const struct drack_peer *p);
 
 /*
  * Check a reference read (once) from its ref_queue against the Section
- * table. *@returnable: the offset is a real Buffer of the peer, to hand
- * back even if the frame itself is bad.
+ * table. *@buf_size: the size of the Buffer at the offset, a real Buffer
+ * of the peer to hand back even if the frame itself is bad; 0 if not.
  */
 bool drack_peer_ref_valid(const struct drack_peer *p,
-			  const struct drack_ref *ref, bool *returnable);
+			  const struct drack_ref *ref, u32 *buf_size);
 
 /* Hand Buffer @off back (rx_lock held): push on ret_out, no flush. */
 static inline void drack_peer_return(struct drack_peer *p, __le64 off)

@@ -90,6 +90,14 @@ struct drack_pool {
 	const struct drack_backend_ops *ops;
 	void *backend_priv;
 #ifdef __KERNEL__
+	/*
+	 * The pool's pages, by page index, when they are refcounted pages
+	 * the network stack may hold (receive by reference, rxref.c); NULL:
+	 * frames are copied out. Nothing but the backend maps them, and it
+	 * maps them for user space without page references, so a page's
+	 * count is 1 unless an skb (or a pipe it was spliced to) holds it.
+	 */
+	struct page **pages;
 	struct list_head node;			/* in drack_pools */
 
 	struct mutex lock;			/* joins, leaves, grants */

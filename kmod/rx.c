@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Receive: NAPI polls our ref_queue[peer] rings, validates every reference
- * read from the pool, copies the frame into an skb, hands the Buffer back
- * to its owner on the return ring, and takes back our own Buffers.
+ * read from the pool, builds an skb around the Buffer (rxref.c) or copies
+ * the frame, hands the Buffer back to its owner on the return ring once
+ * the stack is done with it, and takes back our own Buffers.
  */
 #include <linux/etherdevice.h>
 #include <linux/virtio_net.h>
@@ -40,24 +41,28 @@ struct sk_buff *drack_skb_from_buf(struct napi_struct *napi, const void *buf,
 	return skb;
 }
 
-static void drack_rx_deliver(struct drack_dev *dd, struct drack_peer *p,
-			     const struct drack_ref *ref)
+/*
+ * Hand the frame to the stack, by reference if @size (the Buffer may be
+ * held: a live owner, a real Buffer of its). True if the skb holds the
+ * Buffer, to be handed back once the stack lets go of it (rxref.c).
+ */
+static bool drack_rx_deliver(struct drack_dev *dd, struct drack_peer *p,
+			     const struct drack_ref *ref, u32 size)
 {
 	u32 len = le32_to_cpu(ref->len);
 	struct sk_buff *skb;
+	bool held;
 
-	skb = drack_skb_from_buf(&dd->napi,
-				 drack_pool_ptr(dd->pool, le64_to_cpu(ref->off)),
-				 len);
+	skb = drack_rxref_skb(dd, p, le64_to_cpu(ref->off), len, size, &held);
 	if (!skb) {
 		drack_stat_inc(&dd->stats, DRACK_S_RX_ALLOC_FAIL);
-		return;
+		return false;
 	}
 	if (virtio_net_hdr_to_skb(skb, &ref->vnet, true)) {
 		drack_stat_inc(&dd->stats, DRACK_S_RX_BAD_DESC);
 		drack_peer_count_bad(&p->rx);
 		kfree_skb(skb);
-		return;
+		return held;
 	}
 	if (ref->vnet.flags & VIRTIO_NET_HDR_F_DATA_VALID)
 		skb->ip_summed = CHECKSUM_UNNECESSARY;
@@ -66,6 +71,7 @@ static void drack_rx_deliver(struct drack_dev *dd, struct drack_peer *p,
 	drack_stat_add(&dd->stats, DRACK_S_RX_BYTES, len);
 	drack_peer_count(&p->rx, len);
 	napi_gro_receive(&dd->napi, skb);
+	return held;
 }
 
 /* Room to hand @p's Buffers back; a reset of the ring is not garbage. */
@@ -84,20 +90,22 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 			 bool deliver)
 {
 	struct drack_peer *p = &dd->peers[peer];
-	bool alive, returnable, valid, blocked = false;
+	bool alive, valid, held, blocked = false;
 	struct drack_ref ref;
 	int n, space, done = 0;
+	u32 size;
+
+	alive = drack_peer_alive(p);
+	space = alive ? drack_rx_ret_space(p) : 0;
+	/* Buffers the stack let go of first: they free the ring's room too. */
+	drack_rxref_reclaim(dd, p, alive, &space);
 
 	n = drack_ring_avail(&p->ref_in);
 	if (n < 0) {
 		drack_stat_inc(&dd->stats, DRACK_S_RX_BAD_RING);
 		drack_peer_count_bad(&p->rx);
-		return 0;
+		n = 0;
 	}
-	if (!n)
-		return 0;
-	alive = drack_peer_alive(p);
-	space = alive ? drack_rx_ret_space(p) : 0;
 
 	for (; done < n && done < budget; done++) {
 		/* Never take a reference we could not hand back. */
@@ -107,27 +115,32 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 		}
 		/* One copy out of shared memory: validate what we use. */
 		memcpy(&ref, drack_ring_peek(&p->ref_in, done), sizeof(ref));
-		valid = drack_peer_ref_valid(p, &ref, &returnable);
+		valid = drack_peer_ref_valid(p, &ref, &size);
 		if (valid)
 			trace_drack_receive(dd->ndev, dd->pool->id, dd->host,
 					    peer, le32_to_cpu(ref.len),
 					    le64_to_cpu(ref.off), !deliver);
+		held = false;
 		if (!valid) {
 			drack_stat_inc(&dd->stats, DRACK_S_RX_BAD_DESC);
 			drack_peer_count_bad(&p->rx);
 		} else if (deliver) {
 			drack_stat_inc(&dd->stats, DRACK_S_RX_REFS);
-			drack_rx_deliver(dd, p, &ref);
+			/* Held only if it can be handed back later. */
+			held = drack_rx_deliver(dd, p, &ref,
+						alive && !READ_ONCE(dd->hoarding) ?
+						size : 0);
 		} else {
 			drack_stat_inc(&dd->stats, DRACK_S_RX_DROPPED);
 		}
 		/* Fault injection: a peer that never hands Buffers back. */
-		if (!returnable || !alive || READ_ONCE(dd->hoarding))
+		if (held || !size || !alive || READ_ONCE(dd->hoarding))
 			continue;
 		drack_peer_return(p, ref.off);
 		space--;
 	}
-	drack_ring_consume(&p->ref_in, done);
+	if (done)
+		drack_ring_consume(&p->ref_in, done);
 	/* The owner takes returns back lazily: wake it when we are stuck. */
 	if (drack_ring_flush(&p->ret_out) || blocked) {
 		drack_stat_inc(&dd->stats, DRACK_S_RET_DOORBELLS);
@@ -145,6 +158,9 @@ void drack_rx_drain_returns(struct drack_dev *dd)
 	for (peer = 0; peer < dd->nhosts; peer++) {
 		if (peer == dd->host)
 			continue;
+		/* Held Buffers of an owner gone: it took them back already. */
+		if (dd->peers[peer].held.n && !drack_peer_alive(&dd->peers[peer]))
+			drack_rxref_reclaim(dd, &dd->peers[peer], false, NULL);
 		if (drack_peer_take_returns(&dd->peers[peer], &dd->alloc,
 					    &ok, &bad))
 			drack_stat_inc(&dd->stats, DRACK_S_RX_BAD_RING);
@@ -171,6 +187,8 @@ bool drack_rx_holds_buffers(struct drack_dev *dd)
 	u32 peer;
 	u64 m;
 
+	if (drack_rxref_holding(dd))
+		return true;
 	drack_for_each_peer(dd, peer, m)
 		if (drack_peer_rx_pending(&dd->peers[peer]) &&
 		    drack_peer_alive(&dd->peers[peer]))
@@ -267,8 +285,20 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 	spin_unlock(&dd->rx_lock);
 
 	drack_tx_maybe_wake(dd);
-	if (done < budget && napi_complete_done(napi, done) &&
-	    drack_rx_arm(dd))
-		napi_schedule(napi);
+	if (done < budget && napi_complete_done(napi, done)) {
+		if (drack_rx_arm(dd))
+			napi_schedule(napi);
+		/* Nothing tells us when the stack lets go of a page: look. */
+		else if (drack_rxref_holding(dd) &&
+			 !timer_pending(&dd->held_timer))
+			mod_timer(&dd->held_timer, jiffies + 1);
+	}
 	return done;
+}
+
+void drack_rx_held_timer(struct timer_list *t)
+{
+	struct drack_dev *dd = from_timer(dd, t, held_timer);
+
+	napi_schedule(&dd->napi);
 }

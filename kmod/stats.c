@@ -40,6 +40,10 @@ const struct drack_stat_desc drack_stat_table[DRACK_S_NR] = {
 	DRACK_STAT_ROW(TX_PEER_STALLED, "tx_peer_stalled"),
 	DRACK_STAT_ROW(TX_PEER_CAPPED, "tx_peer_capped"),
 	DRACK_STAT_ROW(PEER_STALLS, "peer_stalls"),
+	DRACK_STAT_ROW(RX_BYREF, "rx_byref"),
+	DRACK_STAT_ROW(RX_COPIED, "rx_copied"),
+	DRACK_STAT_ROW(RX_COPYBREAK, "rx_copybreak"),
+	DRACK_STAT_ROW(RX_HELD, "rx_held"),
 };
 
 int drack_counters_init(struct drack_counters *c, unsigned int n)

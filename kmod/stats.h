@@ -36,6 +36,10 @@ enum drack_dev_stat {
 	DRACK_S_RET_DOORBELLS,
 	DRACK_S_TX_PEER_STALLED,	/* dropped: their peer is stalled */
 	DRACK_S_TX_PEER_CAPPED,		/* queue stopped: peer holds its cap */
+	DRACK_S_RX_BYREF,		/* frames received by reference */
+	DRACK_S_RX_COPIED,		/* copied: no pages, or a peer's cap */
+	DRACK_S_RX_COPYBREAK,		/* copied: under rx-copybreak */
+	DRACK_S_RX_HELD,		/* a gauge: Buffers skbs hold now */
 	DRACK_S_PCPU_NR,
 	/* control path */
 	DRACK_S_SECTION_REQUESTS = DRACK_S_PCPU_NR,

@@ -108,4 +108,8 @@ const char *const dl_stat_names[DRACK_STAT_MAX + 1] = {
 	[DRACK_STAT_TX_PEER_STALLED] = "tx_peer_stalled",
 	[DRACK_STAT_TX_PEER_CAPPED] = "tx_peer_capped",
 	[DRACK_STAT_PEER_STALLS] = "peer_stalls",
+	[DRACK_STAT_RX_BYREF] = "rx_byref",
+	[DRACK_STAT_RX_COPIED] = "rx_copied",
+	[DRACK_STAT_RX_COPYBREAK] = "rx_copybreak",
+	[DRACK_STAT_RX_HELD] = "rx_held",
 };

@@ -1,0 +1,195 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# byref: frames received by reference. h1's TCP stack reads h0's data
+# where h0 put it, in h0's pool Buffers, and every Buffer goes back to h0
+# once the last page reference to it is dropped.
+#
+#   h0 rack0 198.18.0.1 --+-- pool 0 (ram) -- drack-fmd
+#   h1 rack0 198.18.0.2 --+
+#
+# Each check forces what it checks: GRO merges because h0 sends 1500 byte
+# frames (TSO off), tcpdump clones every frame, the never-reading
+# receiver's socket buffer is set larger than the per-peer cap it must hit
+# (rx_ref_max_mb=1), and the last check reads a socket's data after both
+# links are gone and the module is unloaded.
+#
+# What breaks it: frames copied (byref_intact), payload changed on the way
+# (every check compares SHA-256 end to end), Buffers never handed back or
+# handed back while a page is still held (buffers_back, never_reader,
+# gro_clone_tcpdump), a cap not applied (never_reader), the rx-copybreak
+# tunable ignored (copybreak), a hang or a crash when links go while
+# sockets hold pool pages (held_through_rmmod), leaks (dmesg_clean).
+. "$(dirname "$0")/lib.sh"
+
+ktap_plan 10
+
+STREAM=(python3 "$DRACK_TOP/tests/net/stream.py")
+PARAM=/sys/module/drack/parameters
+PORT=5301
+# A non-reading receiver may be sent as much as its buffer allows.
+sysctl -qw net.core.rmem_max=67108864
+
+drack_setup 2 || ktap_finish
+
+# recv_start NAME [ARGS...]: h1 receives on $PORT in the background
+recv_start() {
+	local name=$1; shift
+	RECV_OUT=$DRACK_LOGDIR/$name.recv
+	rm -f "$DRACK_LOGDIR/$name.ready"
+	# Not through in_ns: $! must be the receiver itself, not a subshell.
+	ip netns exec h1 "${STREAM[@]}" recv "$PORT" --ready "$DRACK_LOGDIR/$name.ready" "$@" \
+		>"$RECV_OUT" 2>&1 </dev/null &
+	RECV_PID=$!
+	DRACK_PIDS+=("$RECV_PID")
+	wait_for 5 test -e "$DRACK_LOGDIR/$name.ready" || { echo "h1: receiver did not start"; return 1; }
+}
+
+# send BYTES: h0 sends BYTES to h1:$PORT, "BYTES SHA256" into $SENT
+send() {
+	SENT=$(in_ns h0 timeout 120 "${STREAM[@]}" send "$(ip4 1)" "$PORT" "$1") ||
+		{ echo "h0: send failed: $SENT"; return 1; }
+}
+
+# recv_check: the receiver ends and got exactly what was sent
+recv_check() {
+	wait_for 60 eval '! kill -0 "$RECV_PID" 2>/dev/null' || { echo "h1: receiver did not finish"; return 1; }
+	local got
+	got=$(cat "$RECV_OUT")
+	[[ $got == "$SENT" ]] || { echo "sent $SENT, received $got"; return 1; }
+	echo "$got"
+}
+
+# xfer NAME BYTES [recv args]: one checked stream h0 -> h1
+xfer() {
+	local name=$1 bytes=$2; shift 2
+	recv_start "$name" "$@" && send "$bytes" && recv_check
+}
+
+# recvq: bytes waiting in h1's sockets on $PORT
+recvq() {
+	# Established or, once the sender is done, CLOSE-WAIT.
+	in_ns h1 ss -Htn "( sport = :$PORT )" | awk '{ s += $2 } END { print s + 0 }'
+}
+
+held_none() { [[ $(drack_stat h1 rx_held) == 0 ]]; }
+
+byref_intact() {
+	snap a h1
+	xfer byref $((32 << 20)) || return 1
+	local ref cp cb
+	ref=$(delta a h1 rx_byref) cp=$(delta a h1 rx_copied) cb=$(delta a h1 rx_copybreak)
+	echo "h1: rx_byref +$ref rx_copied +$cp rx_copybreak +$cb"
+	# 32 MB in 64 KB GSO frames is 512 of them, all by reference.
+	((ref >= 400 && cp == 0))
+}
+ktap_check byref_intact byref_intact && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
+buffers_back() {
+	wait_for 10 held_none || { echo "h1 still holds $(drack_stat h1 rx_held) Buffers"; return 1; }
+	drack_check_buffers_home
+}
+ktap_check buffers_back buffers_back
+
+# GRO merges h0's 1500 byte frames (payload length > MSS in the capture),
+# tcpdump clones each of them, both while they are pool pages.
+gro_clone_tcpdump() {
+	local pcap=$DRACK_LOGDIR/h1.pcap big ref rc=0
+	in_ns h0 ethtool -K rack0 tso off gso off >/dev/null || return 1
+	ip netns exec h1 tcpdump -i rack0 -s 0 -U -w "$pcap" "tcp port $PORT" >/dev/null 2>"$pcap.log" &
+	local dump=$!
+	DRACK_PIDS+=("$dump")
+	wait_for 5 grep -q "listening on" "$pcap.log" || { echo "tcpdump did not start"; rc=1; }
+	snap g h1
+	((rc)) || xfer gro $((8 << 20)) || rc=1
+	sleep 0.5
+	# SIGTERM: a background job of a script ignores SIGINT.
+	kill -TERM "$dump" 2>/dev/null
+	wait "$dump" 2>/dev/null
+	in_ns h0 ethtool -K rack0 tso on gso on >/dev/null
+	((rc == 0)) || return 1
+	ref=$(delta g h1 rx_byref)
+	big=$(tcpdump -nn -r "$pcap" 2>/dev/null | awk '{ for (i = 1; i < NF; i++) if ($i == "length" && $(i + 1) + 0 > 1448) n++ } END { print n + 0 }')
+	echo "h1: rx_byref +$ref, captured segments GRO merged: $big"
+	((ref >= 4000 && big > 0)) || return 1
+	wait_for 10 held_none || { echo "h1 still holds $(drack_stat h1 rx_held) Buffers"; return 1; }
+	drack_check_buffers_home
+}
+ktap_check gro_clone_tcpdump gro_clone_tcpdump && diag "$(grep rx_byref "$DRACK_LOGDIR/check.out")"
+
+copybreak() {
+	local v
+	in_ns h1 ethtool --set-tunable rack0 rx-copybreak 65536 || return 1
+	v=$(in_ns h1 ethtool --get-tunable rack0 rx-copybreak | awk '{ print $NF }')
+	[[ $v == 65536 ]] || { echo "rx-copybreak reads $v"; return 1; }
+	if in_ns h1 ethtool --set-tunable rack0 rx-copybreak 70000 2>/dev/null; then
+		echo "rx-copybreak 70000 (above the largest frame) was accepted"; return 1
+	fi
+	v=$(in_ns h1 ethtool --get-tunable rack0 rx-copybreak | awk '{ print $NF }')
+	[[ $v == 65536 ]] || { echo "a refused rx-copybreak changed it to $v"; return 1; }
+	snap c h1
+	xfer copybreak $((4 << 20)) || return 1
+	echo "copybreak 65536: h1 rx_byref +$(delta c h1 rx_byref) rx_copybreak +$(delta c h1 rx_copybreak)"
+	(($(delta c h1 rx_byref) == 0 && $(delta c h1 rx_copybreak) >= 64)) || return 1
+	in_ns h1 ethtool --set-tunable rack0 rx-copybreak 256
+}
+ktap_check copybreak copybreak && diag "$(tail -n 1 "$DRACK_LOGDIR/check.out")"
+
+# An application that never reads: h1 holds at most 1 MB of h0's Buffers,
+# copies the rest of its 8 MB, h0 is never stalled, and closing the
+# socket with its data unread hands every Buffer back.
+never_reader() {
+	local bytes=$((8 << 20)) held stalls i2 i64
+	echo 1 >"$PARAM/rx_ref_max_mb"
+	stalls=$(drack_stat h0 peer_stalls)
+	snap n h1
+	recv_start never --rcvbuf $((32 << 20)) --hold /nonexistent || return 1
+	send "$bytes" || return 1
+	# (a FIN queued counts one more)
+	wait_for 30 eval '(($(recvq) >= bytes))' || { echo "h1 has $(recvq) of $bytes bytes queued"; return 1; }
+	# Traffic has stopped: what h0 has lent is what h1 holds.
+	wait_for 5 eval '(($(drack_stat h1 rx_held) == $(drack_inflight)))'
+	held=$(drack_stat h1 rx_held)
+	i2=$(drack_stat h0 buf2k_inflight) i64=$(drack_stat h0 buf64k_inflight)
+	echo "h1: $bytes bytes unread, rx_held $held ($i2 of 2 KB, $i64 of 64 KB), rx_byref +$(delta n h1 rx_byref), rx_copied +$(delta n h1 rx_copied); h0 peer_stalls +$(($(drack_stat h0 peer_stalls) - stalls))"
+	((held > 0 && held == i2 + i64 && i2 * 2048 + i64 * 65536 <= 1 << 20)) || return 1
+	(($(delta n h1 rx_copied) > 0 && $(drack_stat h0 peer_stalls) == stalls)) || return 1
+	ping_once h0 "$(ip4 1)" >/dev/null || { echo "h0 cannot ping h1"; return 1; }
+	kill_pid "$RECV_PID"
+	wait_for 10 held_none || { echo "h1 still holds $(drack_stat h1 rx_held) Buffers after close"; return 1; }
+	drack_check_buffers_home
+}
+ktap_check never_reader never_reader && diag "$(head -n 1 "$DRACK_LOGDIR/check.out")"
+drack_kill_bg >/dev/null 2>&1
+echo 4 >"$PARAM/rx_ref_max_mb"
+
+ktap_check buffers_home drack_check_buffers_home
+
+# Both links deleted and the module unloaded while a socket holds 4 MB in
+# pool pages: no hang, a warning, and the data still reads back intact.
+held_through_rmmod() {
+	local hold=$DRACK_LOGDIR/hold t0
+	rm -f "$hold"
+	recv_start rmmod --rcvbuf $((32 << 20)) --hold "$hold" || return 1
+	send $((4 << 20)) || return 1
+	wait_for 30 eval '(($(recvq) >= 4 << 20))' || { echo "h1 has $(recvq) bytes queued"; return 1; }
+	echo "h1 holds $(drack_stat h1 rx_held) Buffers by reference"
+	(($(drack_stat h1 rx_held) > 0)) || return 1
+	t0=$SECONDS
+	timeout 20 ip -n h1 link del rack0 || { echo "h1: link del failed or hung"; return 1; }
+	echo "h1: link del took $((SECONDS - t0)) s"
+	DRACK_HOSTS=(h0)
+	dmesg | grep -q "sockets still held" || { echo "no warning in dmesg"; return 1; }
+	drack_del_host h0 || return 1
+	kill "$DRACK_FMD_PID" && wait "$DRACK_FMD_PID" 2>/dev/null
+	DRACK_FMD_PID=
+	wait_for 10 rmmod drack || { echo "rmmod drack: $(rmmod drack 2>&1)"; return 1; }
+	DRACK_LOADED=0
+	touch "$hold"
+	recv_check
+}
+ktap_check held_through_rmmod held_through_rmmod && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
+ktap_check teardown drack_cleanup
+ktap_check dmesg_clean drack_dmesg_check
+ktap_finish
