@@ -4,10 +4,14 @@
  * device (1af4:1110), whose BAR2 is the pool. With ivshmem-doorbell the
  * ref_queue doorbells are MSI-X interrupts between VMs (our doorbell id
  * is the IVPosition the server gave us); with ivshmem-plain, an adaptive
- * timer polls the rings.
+ * timer polls the rings. BAR2 gets struct pages (ZONE_DEVICE) so that
+ * frames are received by reference, as from the ram pool.
  */
+#include <linux/delay.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
+#include <linux/memremap.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
@@ -24,12 +28,21 @@ static bool ivshmem = true;
 module_param(ivshmem, bool, 0444);
 MODULE_PARM_DESC(ivshmem, "Drive QEMU ivshmem devices (1af4:1110) as shared pools");
 
+static bool ivshmem_pages = true;
+module_param(ivshmem_pages, bool, 0444);
+MODULE_PARM_DESC(ivshmem_pages, "Give the pool struct pages (ZONE_DEVICE), so frames are received by reference; off: copied");
+
+/* A pool page the stack still holds is not let go of: at most this long. */
+#define DRACK_IVSHMEM_DRAIN_MS	5000
+
 struct drack_ivshmem {
 	struct pci_dev *pdev;
 	struct drack_pool *pool;
 	void __iomem *regs;
 	void *base;
 	u64 size;
+	/* ZONE_DEVICE pages of BAR2, or NULL: mapped with devm_memremap() */
+	struct dev_pagemap *pgmap;
 	u32 ivpos;
 	bool doorbell;			/* MSI-X vectors: ivshmem-doorbell */
 	bool registered;
@@ -119,6 +132,82 @@ static void drack_ivshmem_attach(struct work_struct *work)
 		drack_poller_start(&ivs->poller);
 }
 
+/*
+ * BAR2 with struct pages (MEMORY_DEVICE_GENERIC, as device DAX does): the
+ * stack can hold pool pages in skbs, so frames are received by reference.
+ * The mapping is cacheable (WB), in the direct map. Not devm: it must
+ * outlive the device if sockets still hold pages (drack_ivshmem_unmap).
+ */
+static void drack_ivshmem_map_pages(struct drack_ivshmem *ivs)
+{
+	resource_size_t start = pci_resource_start(ivs->pdev, IVSHMEM_BAR_SHMEM);
+	unsigned long n = ivs->size >> PAGE_SHIFT, i;
+	struct dev_pagemap *pgmap;
+	struct page **pages;
+	void *base;
+
+	if (!ivshmem_pages || !IS_ENABLED(CONFIG_ZONE_DEVICE) ||
+	    !IS_ALIGNED(start | ivs->size, SZ_2M))
+		return;
+	pgmap = kzalloc(sizeof(*pgmap), GFP_KERNEL);
+	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
+	if (!pgmap || !pages)
+		goto fail;
+	pgmap->type = MEMORY_DEVICE_GENERIC;
+	pgmap->range.start = start;
+	pgmap->range.end = start + ivs->size - 1;
+	pgmap->nr_range = 1;
+	base = memremap_pages(pgmap, dev_to_node(&ivs->pdev->dev));
+	if (IS_ERR(base)) {
+		dev_info(&ivs->pdev->dev, "no struct pages for the pool (%ld): frames are copied\n",
+			 PTR_ERR(base));
+		goto fail;
+	}
+	for (i = 0; i < n; i++)
+		pages[i] = pfn_to_page(PHYS_PFN(start) + i);
+	ivs->pgmap = pgmap;
+	ivs->base = base;
+	ivs->pool->pages = pages;
+	return;
+fail:
+	kvfree(pages);
+	kfree(pgmap);
+}
+
+/*
+ * Every host has left; sockets may still hold pool pages they received
+ * by reference. Wait for them a while; past that, keep the mapping and
+ * its struct pages for good rather than free what an skb points to.
+ */
+static void drack_ivshmem_unmap_pages(struct drack_ivshmem *ivs)
+{
+	unsigned long n = ivs->size >> PAGE_SHIFT, i = 0;
+	struct page **pages = ivs->pool->pages;
+	int waited = 0;
+
+	if (!ivs->pgmap)
+		return;
+	while (i < n) {
+		if (page_ref_count(pages[i]) == 1) {
+			i++;
+			continue;
+		}
+		if (waited >= DRACK_IVSHMEM_DRAIN_MS) {
+			dev_warn(&ivs->pdev->dev, "pool pages still held by sockets after %d ms: their mapping stays\n",
+				 waited);
+			goto out;
+		}
+		msleep(100);
+		waited += 100;
+	}
+	memunmap_pages(ivs->pgmap);
+	kfree(ivs->pgmap);
+out:
+	ivs->pgmap = NULL;
+	ivs->pool->pages = NULL;
+	kvfree(pages);
+}
+
 static int drack_ivshmem_probe(struct pci_dev *pdev,
 			       const struct pci_device_id *id)
 {
@@ -156,12 +245,15 @@ static int drack_ivshmem_probe(struct pci_dev *pdev,
 				     pci_resource_start(pdev, IVSHMEM_BAR_SHMEM),
 				     ivs->size, "drack pool"))
 		return -EBUSY;
-	/* Plain shared RAM on the QEMU side: cacheable, like any pool. */
-	ivs->base = devm_memremap(&pdev->dev,
-				  pci_resource_start(pdev, IVSHMEM_BAR_SHMEM),
-				  ivs->size, MEMREMAP_WB);
-	if (IS_ERR(ivs->base))
-		return PTR_ERR(ivs->base);
+	drack_ivshmem_map_pages(ivs);
+	if (!ivs->pgmap) {
+		/* Plain shared RAM on the QEMU side: cacheable, like any pool. */
+		ivs->base = devm_memremap(&pdev->dev,
+					  pci_resource_start(pdev, IVSHMEM_BAR_SHMEM),
+					  ivs->size, MEMREMAP_WB);
+		if (IS_ERR(ivs->base))
+			return PTR_ERR(ivs->base);
+	}
 
 	if (pdev->msix_cap &&
 	    pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX) == 1) {
@@ -170,6 +262,7 @@ static int drack_ivshmem_probe(struct pci_dev *pdev,
 				       ivs);
 		if (err) {
 			pci_free_irq_vectors(pdev);
+			drack_ivshmem_unmap_pages(ivs);
 			return err;
 		}
 		/*
@@ -197,6 +290,7 @@ static void drack_ivshmem_remove(struct pci_dev *pdev)
 		WRITE_ONCE(ivs->registered, false);
 	}
 	drack_poller_stop(&ivs->poller);
+	drack_ivshmem_unmap_pages(ivs);
 	if (ivs->doorbell) {
 		devm_free_irq(&pdev->dev, pci_irq_vector(pdev, 0), ivs);
 		pci_free_irq_vectors(pdev);

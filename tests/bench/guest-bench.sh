@@ -69,10 +69,25 @@ pp() {
 	drack_kill_bg
 }
 
+# rx_copybreak N: rack0 of both hosts copies frames up to N bytes; 65536
+# is receive by value (two copies per frame), 256 the default.
+rx_copybreak() {
+	local ns
+	for ns in h0 h1; do in_ns "$ns" ethtool --set-tunable rack0 rx-copybreak "$1"; done
+}
+rx_counts() {
+	local k
+	for k in rx_byref rx_copied rx_copybreak; do printf '%s %s ' "$k" "$(drack_stat h0 "$k")"; done
+}
+
 echo "# guest $(uname -r), $(nproc) vCPUs, ${SECS} s per run, median of $REPS runs"
+echo "# rack0-copy: rack0 with rx-copybreak 65536 (receive by value)"
 for ((rep = 1; rep <= REPS; rep++)); do
 	for streams in 1 4; do
 		tcp h1 h0 198.18.0.1 "tcp_${streams}stream" rack0 "$streams"
+		rx_copybreak 65536
+		tcp h1 h0 198.18.0.1 "tcp_${streams}stream" rack0-copy "$streams"
+		rx_copybreak 256
 		tcp v1 v0 198.18.0.101 "tcp_${streams}stream" veth "$streams"
 	done
 	pp h1 h0 198.18.0.1 rack0
@@ -80,18 +95,23 @@ for ((rep = 1; rep <= REPS; rep++)); do
 done
 emit_all
 
+ratio() { python3 -c 'import sys; a, b = sys.argv[1:]; print("%.2f" % (float(a) / float(b)) if float(b) else "nan")' "$1" "$2" 2>/dev/null || echo nan; }
 table=() ratios=()
 for m in tcp_1stream tcp_4stream tcp_pingpong_64b_latency; do
 	unit=Gbit/s; [[ $m == *latency ]] && unit=us
-	r=${VAL[$m.rack0]:-nan} v=${VAL[$m.veth]:-nan}
-	ratio=$(python3 -c 'import sys; a, b = sys.argv[1:]; print("%.2f" % (float(a) / float(b)) if float(b) else "nan")' "$r" "$v" 2>/dev/null || echo nan)
-	table+=("$(printf '%-30s %10s %10s %11s' "$m ($unit)" "$r" "$v" "$ratio")")
-	ratios+=("BENCH metric=$m ratio_rack0_veth=$ratio")
+	r=${VAL[$m.rack0]:-nan} c=${VAL[$m.rack0-copy]:--} v=${VAL[$m.veth]:-nan}
+	rv=$(ratio "$r" "$v")
+	cv=-; [[ $c == - ]] || cv=$(ratio "$c" "$v")
+	table+=("$(printf '%-30s %10s %10s %10s %11s %11s' "$m ($unit)" "$r" "$c" "$v" "$rv" "$cv")")
+	ratios+=("BENCH metric=$m ratio_rack0_veth=$rv$([[ $c == - ]] || echo " ratio_rack0copy_veth=$cv")")
 done
 printf '%s\n' "${ratios[@]}"
 echo
-printf '%-30s %10s %10s %11s\n' metric rack0 veth rack0/veth
+printf '%-30s %10s %10s %10s %11s %11s\n' metric rack0 rack0-copy veth rack0/veth copy/veth
 printf '%s\n' "${table[@]}"
+echo
+echo "h0 (receives the streams) over the whole run: $(rx_counts)"
+echo "Copies per frame: rack0 1 (transmit), rack0-copy 2 (transmit and receive)."
 echo
 echo "Medians of $REPS runs. Throughput: iperf3 TCP, ${SECS} s, higher is better. Latency: sockperf ping-pong"
 echo "TCP 64 B, avg one-way latency (RTT/2) in us, lower is better. TCG guest:"

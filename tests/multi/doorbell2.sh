@@ -6,14 +6,19 @@
 #
 # ping and iperf3 both ways; every VM counts doorbell interrupts; with
 # interrupts, a ping's round trip must not wait for the 100 ms heartbeat.
+# Frames are received by reference from BAR2's ZONE_DEVICE pages: a
+# stream's SHA-256 matches end to end, rx_byref counts its frames, and
+# every Buffer is home once it is read.
 #
 # What breaks it: a doorbell written to the wrong peer id (the notify
 # field of the host table), MSI-X not enabled or bus mastering off (the
 # interrupt is lost and only the heartbeat moves traffic: RTT ~100 ms),
-# the server handing out wrong eventfds.
+# the server handing out wrong eventfds, pool pages without struct pages
+# (copies: byref_over_ivshmem), Buffers handed back before the stack let
+# go of their pages (a corrupted stream).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 6
+ktap_plan 7
 rack_up 2 doorbell
 
 ktap_check ping_both_ways eval 'xq 1 "ping -c 3 -W 3 $(ip4 0)" && xq 0 "ping -6 -c 3 -W 3 $(ip6 1)"'
@@ -45,5 +50,23 @@ rtt() {
 	[[ -n $r ]] && python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < 50 else 1)' "$r"
 }
 ktap_check rtt_by_doorbell rtt && diag "$(cat "$LOGDIR/check.out")"
+
+# stat VM NAME: one ethtool -S counter of rack0
+stat() { x "$1" "ethtool -S rack0" | awk -v k="$2:" '$1 == k { print $2 }'; }
+byref() {
+	local sent got before after
+	before=$(stat 0 rx_byref)
+	x 0 "timeout 60 python3 $TOP/tests/net/stream.py recv 5301" >"$LOGDIR/recv.out" 2>&1 &
+	local pid=$!
+	sleep 2
+	sent=$(x 1 "timeout 60 python3 $TOP/tests/net/stream.py send $(ip4 0) 5301 $((16 << 20))") || { echo "VM 1: send failed: $sent"; return 1; }
+	wait "$pid"
+	got=$(cat "$LOGDIR/recv.out")
+	after=$(stat 0 rx_byref)
+	echo "sent $sent, received $got; VM 0 rx_byref $before -> $after, rx_copied $(stat 0 rx_copied), rx_held $(stat 0 rx_held)"
+	[[ -n $sent && $sent == "$got" ]] && ((after - before >= 128)) || return 1
+	wait_for 10 home 1 || { echo "VM 1 Buffers not home: $(inflight 1)"; return 1; }
+}
+ktap_check byref_over_ivshmem byref && diag "$(cat "$LOGDIR/check.out")"
 
 rack_down
