@@ -129,7 +129,8 @@ struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct drack_peer *p,
 }
 
 /* Every page of the Buffer is down to the pool's own reference. */
-static bool drack_rxref_let_go(struct page **pages, const struct drack_held_buf *b)
+static bool drack_rxref_let_go(struct page **pages,
+			       const struct drack_held_buf *b)
 {
 	unsigned long pg = b->off >> PAGE_SHIFT;
 	unsigned long last = (b->off + b->len - 1) >> PAGE_SHIFT;
@@ -163,8 +164,8 @@ u32 drack_rxref_reclaim(struct drack_dev *dd, struct drack_peer *p,
 				i = 0;
 			continue;
 		}
-		/* The stack's last reads of the page come before the owner's writes. */
 		if (!fenced) {
+			/* The stack's reads of the pages before the owner's writes. */
 			smp_mb();
 			fenced = true;
 		}
