@@ -27,7 +27,7 @@ USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -I$(CURDIR)/kmod -I$(CURDIR)/lib
 
 export CC CFLAGS USER_CFLAGS
 
-.PHONY: all kmod lib tools tests-bin unit netlink-gen dkms-install check check-612 demo demo-netns bench bench-vms bench-nic clean install
+.PHONY: all kmod lib tools tests-bin unit netlink-gen dkms-install check check-612 demo demo-netns bench bench-vms bench-nic bench-stages clean install
 
 all: kmod lib tools tests-bin
 
@@ -89,6 +89,9 @@ bench-vms:
 
 bench-nic:
 	bash tests/bench/nic-bench.sh
+
+bench-stages:
+	bash tests/bench/stages.sh
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install

@@ -149,9 +149,25 @@ static void drack_ivshmem_map_pages(struct drack_ivshmem *ivs)
 	if (!ivshmem_pages || !IS_ENABLED(CONFIG_ZONE_DEVICE) ||
 	    !IS_ALIGNED(start | ivs->size, SZ_2M))
 		return;
-	pgmap = kzalloc(sizeof(*pgmap), GFP_KERNEL);
 	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
-	if (!pgmap || !pages)
+	if (!pages)
+		return;
+	/* Kept by an earlier probe while sockets held pages: take it over. */
+	pgmap = get_dev_pagemap(PHYS_PFN(start), NULL);
+	if (pgmap) {
+		put_dev_pagemap(pgmap);
+		if (pgmap->type != MEMORY_DEVICE_GENERIC || pgmap->nr_range != 1 ||
+		    pgmap->range.start != start ||
+		    range_len(&pgmap->range) != ivs->size) {
+			dev_info(&ivs->pdev->dev, "BAR2 already has struct pages of another kind: frames are copied\n");
+			kvfree(pages);
+			return;
+		}
+		base = __va(start);
+		goto mapped;
+	}
+	pgmap = kzalloc(sizeof(*pgmap), GFP_KERNEL);
+	if (!pgmap)
 		goto fail;
 	pgmap->type = MEMORY_DEVICE_GENERIC;
 	pgmap->range.start = start;
@@ -163,6 +179,7 @@ static void drack_ivshmem_map_pages(struct drack_ivshmem *ivs)
 			 PTR_ERR(base));
 		goto fail;
 	}
+mapped:
 	for (i = 0; i < n; i++)
 		pages[i] = pfn_to_page(PHYS_PFN(start) + i);
 	ivs->pgmap = pgmap;
@@ -193,6 +210,7 @@ static void drack_ivshmem_unmap_pages(struct drack_ivshmem *ivs)
 			continue;
 		}
 		if (waited >= DRACK_IVSHMEM_DRAIN_MS) {
+			/* The next probe of BAR2 takes the mapping over. */
 			dev_warn(&ivs->pdev->dev, "pool pages still held by sockets after %d ms: their mapping stays\n",
 				 waited);
 			goto out;

@@ -42,6 +42,7 @@ struct drack_dev {
 	u32 rx_next;				/* round robin over peers */
 	u32 rx_copybreak;			/* frames up to this are copied */
 	struct timer_list held_timer;		/* polls Buffers skbs hold */
+	bool held_progress;			/* some came back this poll */
 	u64 ret_kick_pending;
 
 	/* One-shot jobs (sections.c, host.c). */

@@ -268,6 +268,10 @@ static void drack_dev_fence_work(struct work_struct *work)
 		cancel_work_sync(&dd->grant_work);
 		cancel_work_sync(&dd->revoke_work);
 		drack_alloc_release(&dd->alloc);
+		/* Owners took back what we held: never hand it back later. */
+		spin_lock_bh(&dd->rx_lock);
+		drack_rxref_forget(dd);
+		spin_unlock_bh(&dd->rx_lock);
 	}
 	if (drack_host_state(pool, dd->host) != DRACK_HOST_FREE)
 		return;

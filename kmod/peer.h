@@ -27,6 +27,7 @@ struct drack_held_buf {
 	u64 off;
 	u32 len;
 	u32 size;			/* its class size, for the cap */
+	u32 gen;			/* the owner's incarnation that lent it */
 };
 
 struct drack_held {

@@ -159,7 +159,8 @@ void drack_rx_drain_returns(struct drack_dev *dd)
 		if (peer == dd->host)
 			continue;
 		/* Held Buffers of an owner gone: it took them back already. */
-		if (dd->peers[peer].held.n && !drack_peer_alive(&dd->peers[peer]))
+		if (dd->peers[peer].held.n &&
+		    !drack_peer_alive(&dd->peers[peer]))
 			drack_rxref_reclaim(dd, &dd->peers[peer], false, NULL);
 		if (drack_peer_take_returns(&dd->peers[peer], &dd->alloc,
 					    &ok, &bad))
@@ -288,10 +289,15 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 	if (done < budget && napi_complete_done(napi, done)) {
 		if (drack_rx_arm(dd))
 			napi_schedule(napi);
-		/* Nothing tells us when the stack lets go of a page: look. */
+		/*
+		 * Nothing tells us when the stack lets go of a page: look,
+		 * at once while Buffers come back, every 50 ms while none do.
+		 */
 		else if (drack_rxref_holding(dd) &&
 			 !timer_pending(&dd->held_timer))
-			mod_timer(&dd->held_timer, jiffies + 1);
+			mod_timer(&dd->held_timer, jiffies +
+				  (dd->held_progress ? 1 : HZ / 20));
+		dd->held_progress = false;
 	}
 	return done;
 }

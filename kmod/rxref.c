@@ -12,12 +12,21 @@
  * let go of. A peer's Buffers held at once are capped (rx_ref_max_mb):
  * past the cap frames are copied and their Buffers handed back at once,
  * so an application that never reads cannot drain the sender's Sections.
+ * Only an UP owner's Buffers are held, not those of a Section it is asked
+ * to give back; a held Buffer goes back only to the incarnation of its
+ * owner that lent it (the host table's generation).
  */
 #include <linux/etherdevice.h>
 #include <linux/mm.h>
 #include "device.h"
 
-#define DRACK_RX_HDR_MAX	256	/* header bytes copied, at most */
+/*
+ * Bytes copied into the linear area: every header the stack parses, as
+ * long as they fit. Not eth_get_headlen() on shared memory: a peer could
+ * make it return ETH_HLEN, and GRO would then parse the headers in place
+ * (frag0), in memory the peer can still change.
+ */
+#define DRACK_RX_HDR_MAX	256
 #define DRACK_HELD_MAX		1024	/* Buffers of one peer held, at most */
 #define DRACK_HELD_SCAN		128	/* held Buffers checked per poll */
 
@@ -72,15 +81,12 @@ static struct sk_buff *drack_rxref_build(struct drack_dev *dd, u64 off,
 	struct page **pages = dd->pool->pages;
 	const u8 *buf = drack_pool_ptr(dd->pool, off);
 	u32 truesize = min_t(u32, size, PAGE_SIZE);
+	u32 hlen = min_t(u32, len, DRACK_RX_HDR_MAX);
 	u64 pos, end = off + len;
 	struct sk_buff *skb;
-	u32 hlen, n;
 	int i = 0;
+	u32 n;
 
-	/* Read from shared memory: a wrong answer only moves the split. */
-	hlen = eth_get_headlen(dd->ndev, buf, min_t(u32, len,
-						    DRACK_RX_HDR_MAX));
-	hlen = clamp_t(u32, hlen, ETH_HLEN, min_t(u32, len, DRACK_RX_HDR_MAX));
 	skb = napi_alloc_skb(&dd->napi, hlen);
 	if (!skb)
 		return NULL;
@@ -94,7 +100,37 @@ static struct sk_buff *drack_rxref_build(struct drack_dev *dd, u64 off,
 		get_page(page);
 		skb_add_rx_frag(skb, i, page, pgoff, n, truesize);
 	}
+	/* Others can read the pages: never decrypt (ESP) into them in place. */
+	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
 	return skb;
+}
+
+/*
+ * May @p's Buffer at @off of @size bytes be held: an UP owner below half
+ * its lending cap, the Section not revoked?
+ */
+static bool drack_rxref_holdable(struct drack_dev *dd, struct drack_peer *p,
+				 u64 off, u32 size, u32 *gen)
+{
+	struct drack_pool *pool = dd->pool;
+	const struct drack_host_entry *e = drack_host_entry(pool, p->id);
+	const struct drack_section_entry *s;
+	u32 cap_kb;
+
+	if (drack_host_state(pool, p->id) != DRACK_HOST_UP)
+		return false;
+	/*
+	 * Half of what the owner lends one peer at most (0: it sets no
+	 * cap): holding more would stop its queue, as if we were stalled.
+	 */
+	cap_kb = le32_to_cpu(READ_ONCE(e->lend_cap_kb));
+	if (cap_kb && p->held.bytes + size > (u64)cap_kb << 9)
+		return false;
+	s = drack_section_entry(pool, off >> DRACK_SECTION_SHIFT);
+	if (READ_ONCE(s->flags) & DRACK_SECTION_F_REVOKE)
+		return false;
+	*gen = le32_to_cpu(READ_ONCE(e->generation));
+	return true;
 }
 
 struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct drack_peer *p,
@@ -102,29 +138,35 @@ struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct drack_peer *p,
 {
 	const void *buf = drack_pool_ptr(dd->pool, off);
 	struct drack_held *h = &p->held;
+	enum drack_dev_stat how;
 	struct drack_held_buf *b;
 	struct sk_buff *skb;
+	u32 gen;
 
 	*held = false;
 	if (len <= READ_ONCE(dd->rx_copybreak)) {
-		drack_stat_inc(&dd->stats, DRACK_S_RX_COPYBREAK);
-		return drack_skb_from_buf(&dd->napi, buf, len);
+		how = DRACK_S_RX_COPYBREAK;
+	} else if (!size || !drack_rxref_room(h, size) ||
+		   !drack_rxref_holdable(dd, p, off, size, &gen)) {
+		how = DRACK_S_RX_COPIED;
+	} else {
+		skb = drack_rxref_build(dd, off, len, size);
+		if (!skb)
+			return NULL;
+		b = &h->buf[h->n++];
+		b->off = off;
+		b->len = len;
+		b->size = size;
+		b->gen = gen;
+		h->bytes += size;
+		*held = true;
+		drack_stat_inc(&dd->stats, DRACK_S_RX_BYREF);
+		drack_stat_inc(&dd->stats, DRACK_S_RX_HELD);
+		return skb;
 	}
-	if (!size || !drack_rxref_room(h, size)) {
-		drack_stat_inc(&dd->stats, DRACK_S_RX_COPIED);
-		return drack_skb_from_buf(&dd->napi, buf, len);
-	}
-	skb = drack_rxref_build(dd, off, len, size);
-	if (!skb)
-		return NULL;
-	b = &h->buf[h->n++];
-	b->off = off;
-	b->len = len;
-	b->size = size;
-	h->bytes += size;
-	*held = true;
-	drack_stat_inc(&dd->stats, DRACK_S_RX_BYREF);
-	drack_stat_inc(&dd->stats, DRACK_S_RX_HELD);
+	skb = drack_skb_from_buf(&dd->napi, buf, len);
+	if (skb)
+		drack_stat_inc(&dd->stats, how);
 	return skb;
 }
 
@@ -141,36 +183,55 @@ static bool drack_rxref_let_go(struct page **pages,
 	return true;
 }
 
+/* Stop tracking every Buffer of @p held (rx_lock held); how many. */
+static u32 drack_rxref_drop(struct drack_dev *dd, struct drack_peer *p)
+{
+	struct drack_held *h = &p->held;
+	u32 n = h->n;
+
+	if (n)
+		drack_stat_add(&dd->stats, DRACK_S_RX_HELD, -(u64)n);
+	h->n = 0;
+	h->bytes = 0;
+	return n;
+}
+
 u32 drack_rxref_reclaim(struct drack_dev *dd, struct drack_peer *p,
 			bool alive, int *space)
 {
 	struct page **pages = dd->pool->pages;
 	struct drack_held *h = &p->held;
-	u32 scanned, i, done = 0;
+	u32 scanned, i, gen, done = 0;
 	bool fenced = false;
 
 	if (!h->n)
 		return 0;
+	/* Gone: it took its Buffers back when it went, none goes back. */
+	if (!alive) {
+		drack_rxref_drop(dd, p);
+		return 0;
+	}
+	gen = le32_to_cpu(READ_ONCE(drack_host_entry(dd->pool, p->id)->generation));
 	if (h->next >= h->n)
 		h->next = 0;
 	i = h->next;
 	for (scanned = 0; scanned < DRACK_HELD_SCAN && h->n; scanned++) {
 		struct drack_held_buf *b = &h->buf[i];
+		bool stale = b->gen != gen;
 
-		if (alive && *space <= 0)
+		if (!stale && *space <= 0)
 			break;
-		if (!drack_rxref_let_go(pages, b)) {
+		if (!stale && !drack_rxref_let_go(pages, b)) {
 			if (++i >= h->n)
 				i = 0;
 			continue;
 		}
-		if (!fenced) {
-			/* The stack's reads of the pages before the owner's writes. */
-			smp_mb();
-			fenced = true;
-		}
-		/* A departed owner took its Buffers back when it went. */
-		if (alive) {
+		if (!stale) {
+			if (!fenced) {
+				/* The stack's reads of the pages before the owner's writes. */
+				smp_mb();
+				fenced = true;
+			}
 			drack_peer_return(p, cpu_to_le64(b->off));
 			(*space)--;
 		}
@@ -181,8 +242,10 @@ u32 drack_rxref_reclaim(struct drack_dev *dd, struct drack_peer *p,
 			i = 0;
 	}
 	h->next = i;
-	if (done)
+	if (done) {
 		drack_stat_add(&dd->stats, DRACK_S_RX_HELD, -(u64)done);
+		dd->held_progress = true;
+	}
 	return done;
 }
 
@@ -191,7 +254,7 @@ bool drack_rxref_holding(struct drack_dev *dd)
 	u32 p;
 
 	for (p = 0; p < dd->nhosts; p++)
-		if (dd->peers[p].held.n)
+		if (READ_ONCE(dd->peers[p].held.n))
 			return true;
 	return false;
 }
@@ -200,14 +263,7 @@ u32 drack_rxref_forget(struct drack_dev *dd)
 {
 	u32 p, n = 0;
 
-	for (p = 0; p < dd->nhosts; p++) {
-		struct drack_held *h = &dd->peers[p].held;
-
-		n += h->n;
-		if (h->n)
-			drack_stat_add(&dd->stats, DRACK_S_RX_HELD, -(u64)h->n);
-		h->n = 0;
-		h->bytes = 0;
-	}
+	for (p = 0; p < dd->nhosts; p++)
+		n += drack_rxref_drop(dd, &dd->peers[p]);
 	return n;
 }

@@ -103,6 +103,9 @@ void drack_stats_fold(const struct drack_stats *s, u64 vals[DRACK_S_NR])
 	unsigned int i;
 
 	drack_counters_fold(&s->pcpu, vals);
+	/* A gauge raised on one CPU and lowered on another: never below 0. */
+	if ((s64)vals[DRACK_S_RX_HELD] < 0)
+		vals[DRACK_S_RX_HELD] = 0;
 	for (i = DRACK_S_PCPU_NR; i < DRACK_S_NR; i++)
 		vals[i] = READ_ONCE(s->ctl[i - DRACK_S_PCPU_NR]);
 }

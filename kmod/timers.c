@@ -57,8 +57,12 @@ static void drack_isolation(struct drack_dev *dd)
 	bool stalled;
 	int p;
 
-	drack_alloc_set_peer_cap(&dd->alloc,
-				 (u64)READ_ONCE(drack_peer_max_lent_mb) << 20);
+	u32 cap_mb = READ_ONCE(drack_peer_max_lent_mb);
+
+	drack_alloc_set_peer_cap(&dd->alloc, (u64)cap_mb << 20);
+	/* Peers holding our Buffers by reference keep well below it. */
+	WRITE_ONCE(drack_dev_entry(dd)->lend_cap_kb,
+		   cpu_to_le32(min_t(u64, (u64)cap_mb << 10, U32_MAX)));
 	stalled = drack_tx_check_stall(dd, &p);
 	if (p < 0)
 		return;

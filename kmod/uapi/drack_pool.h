@@ -111,7 +111,8 @@ struct drack_host_entry {
 	__le32 buffers_free[DRACK_NR_CLASSES]; /* published with heartbeat */
 	__le32 refused;			/* enum drack_refusal */
 	__le64 released;		/* bit p: holds nothing of DEAD host p */
-	__u8 reserved[8];
+	__le32 lend_cap_kb;		/* Buffers one peer may hold, per class */
+	__u8 reserved[4];
 };
 
 /*

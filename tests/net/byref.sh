@@ -22,7 +22,7 @@
 # sockets hold pool pages (held_through_rmmod), leaks (dmesg_clean).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 10
+ktap_plan 12
 
 STREAM=(python3 "$DRACK_TOP/tests/net/stream.py")
 PARAM=/sys/module/drack/parameters
@@ -162,6 +162,60 @@ never_reader() {
 ktap_check never_reader never_reader && diag "$(head -n 1 "$DRACK_LOGDIR/check.out")"
 drack_kill_bg >/dev/null 2>&1
 echo 4 >"$PARAM/rx_ref_max_mb"
+
+# A receiver holds at most half of what its sender lends one peer: with
+# peer_max_lent_mb=2 (published in the host table) and rx_ref_max_mb=4,
+# 1 MB; h0's queue never stops for h1 holding its Buffers.
+half_lend_cap() {
+	local bytes=$((8 << 20)) i2 i64 capped
+	echo 2 >"$PARAM/peer_max_lent_mb"
+	sleep 0.3	# the liveness job publishes it within 100 ms
+	capped=$(drack_stat h0 tx_peer_capped)
+	snap l h1
+	PORT=5303 recv_start lend --rcvbuf $((32 << 20)) --hold /nonexistent || return 1
+	PORT=5303 send "$bytes" || return 1
+	PORT=5303 wait_for 30 eval '(($(recvq) >= bytes))' || { echo "h1 has $(PORT=5303 recvq) of $bytes bytes queued"; return 1; }
+	wait_for 5 eval '(($(drack_stat h1 rx_held) == $(drack_inflight)))'
+	i2=$(drack_stat h0 buf2k_inflight) i64=$(drack_stat h0 buf64k_inflight)
+	echo "h1 holds $i2 of 2 KB and $i64 of 64 KB, rx_copied +$(delta l h1 rx_copied); h0 tx_peer_capped +$(($(drack_stat h0 tx_peer_capped) - capped))"
+	((i2 + i64 > 0 && i2 * 2048 + i64 * 65536 <= 1 << 20)) || return 1
+	(($(drack_stat h0 tx_peer_capped) == capped && $(delta l h1 rx_copied) > 0)) || return 1
+	kill_pid "$RECV_PID"
+	echo 16 >"$PARAM/peer_max_lent_mb"
+	wait_for 10 held_none || { echo "h1 still holds $(drack_stat h1 rx_held) Buffers after close"; return 1; }
+}
+ktap_check half_lend_cap half_lend_cap && diag "$(head -n 1 "$DRACK_LOGDIR/check.out")"
+echo 16 >"$PARAM/peer_max_lent_mb"
+drack_kill_bg >/dev/null 2>&1
+
+# The pool mapped by user space (fault-injection tools, an FM) takes no
+# page references: Buffers held by reference still come home while it is
+# mapped. A private mapping is refused.
+pool_mapped() {
+	local map=$DRACK_LOGDIR/mapped
+	rm -f "$map"
+	python3 -c '
+import mmap, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+size = os.fstat(fd).st_size or 64 << 20
+try:
+    mmap.mmap(fd, 2 << 20, mmap.MAP_PRIVATE, mmap.PROT_READ | mmap.PROT_WRITE)
+    print("a private mapping of the pool was allowed"); sys.exit(1)
+except OSError:
+    pass
+m = mmap.mmap(fd, size, mmap.MAP_SHARED)
+open(sys.argv[2], "w").close()
+time.sleep(60)' "$DRACK_POOL_DEV" "$map" &
+	local mapper=$!
+	DRACK_PIDS+=("$mapper")
+	wait_for 5 test -e "$map" || { wait "$mapper"; echo "could not map $DRACK_POOL_DEV"; return 1; }
+	xfer mapped $((8 << 20)) || return 1
+	wait_for 10 held_none || { echo "h1 still holds $(drack_stat h1 rx_held) Buffers with the pool mapped"; return 1; }
+	drack_check_buffers_home || return 1
+	kill_pid "$mapper"
+}
+ktap_check pool_mapped pool_mapped
+drack_kill_bg >/dev/null 2>&1
 
 ktap_check buffers_home drack_check_buffers_home
 
