@@ -140,10 +140,16 @@ static void drack_free_priv(struct drack_dev *dd)
 	drack_stats_free(&dd->stats);
 }
 
-/* Also run by register_netdevice() when it fails: may run twice. */
+/*
+ * Also run by register_netdevice() when it fails: may run twice. Runs
+ * after RTNL is dropped: the waiting half of leaving is done here.
+ */
 static void drack_destructor(struct net_device *ndev)
 {
-	drack_free_priv(netdev_priv(ndev));
+	struct drack_dev *dd = netdev_priv(ndev);
+
+	drack_dev_leave_finish(dd);
+	drack_free_priv(dd);
 }
 
 static void drack_uninit(struct net_device *ndev)

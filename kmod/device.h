@@ -60,6 +60,8 @@ struct drack_dev {
 	u32 carrier_said;		/* the reason logged, until a grant */
 	bool joined;			/* published in the pool */
 	bool leaving;
+	bool leave_pending;		/* uninit done, the destructor finishes */
+	bool leave_fenced;		/* the slot was not ours when we left */
 	bool stalled;			/* fault injection: a hung host */
 	bool hoarding;			/* fault injection: returns nothing */
 	bool deaf;			/* fault injection: consumes nothing */
@@ -171,7 +173,8 @@ int drack_dev_join(struct drack_dev *dd, struct drack_pool *pool, u32 host,
 		   struct netlink_ext_ack *extack);
 void drack_dev_publish(struct drack_dev *dd);
 void drack_dev_unjoin(struct drack_dev *dd);
-void drack_dev_leave(struct drack_dev *dd);
+void drack_dev_leave(struct drack_dev *dd);		/* RTNL */
+void drack_dev_leave_finish(struct drack_dev *dd);	/* no RTNL */
 void drack_dev_set_flags(struct drack_dev *dd, u32 set, u32 clear);
 /* Let go of fenced peers: drop their references, take back our Buffers. */
 void drack_dev_release_dead(struct drack_dev *dd);

@@ -422,12 +422,16 @@ static u32 drack_dev_wait_returns(struct drack_dev *dd)
 	}
 }
 
+/*
+ * Leave, first half (ndo_uninit, RTNL): stop our jobs, show the pool we
+ * are LEAVING, and unpublish us so that no doorbell or client call
+ * reaches this netdev again. Nothing here waits on what peers do.
+ */
 void drack_dev_leave(struct drack_dev *dd)
 {
 	struct drack_pool *pool = dd->pool;
 	struct drack_host_entry *e = drack_dev_entry(dd);
 	bool fenced;
-	u32 lent, held;
 
 	WRITE_ONCE(dd->leaving, true);
 	WRITE_ONCE(dd->stalled, false);
@@ -441,13 +445,34 @@ void drack_dev_leave(struct drack_dev *dd)
 		WRITE_ONCE(e->flags, 0);
 		drack_host_set_state(pool, dd->host, DRACK_HOST_LEAVING);
 	}
+	rcu_assign_pointer(pool->local[dd->host], NULL);
 	mutex_unlock(&pool->lock);
 	drack_pool_peers_changed(pool);
-	synchronize_net();	/* local senders have seen us leave */
+	synchronize_net();	/* local senders and doorbells have seen us go */
+	/* The heartbeat goes on while we wait: it touches only the pool. */
+	cancel_delayed_work_sync(&dd->liveness_work);
 	cancel_work_sync(&dd->request_work);
 	cancel_work_sync(&dd->grant_work);
 	cancel_work_sync(&dd->revoke_work);
+	cancel_work_sync(&dd->fence_work);
+	dd->leave_fenced = fenced;
+	dd->leave_pending = true;
+}
 
+/*
+ * Leave, second half (the netdev's destructor, outside RTNL): wait a
+ * bounded while for peers to hand our Buffers back and for sockets to
+ * let go of theirs, then give our Sections and the slot back.
+ */
+void drack_dev_leave_finish(struct drack_dev *dd)
+{
+	struct drack_pool *pool = dd->pool;
+	bool fenced = dd->leave_fenced;
+	u32 lent, held;
+
+	if (!dd->leave_pending)
+		return;
+	dd->leave_pending = false;
 	lent = fenced ? 0 : drack_dev_wait_returns(dd);
 	/*
 	 * Sockets may keep Buffers received by reference as long as they
@@ -461,7 +486,6 @@ void drack_dev_leave(struct drack_dev *dd)
 			    pool->id, held);
 
 	mutex_lock(&pool->lock);
-	rcu_assign_pointer(pool->local[dd->host], NULL);
 	drack_alloc_release(&dd->alloc);
 	/* Granted Sections, including grants never picked up, go back. */
 	if (!fenced) {
@@ -469,12 +493,7 @@ void drack_dev_leave(struct drack_dev *dd)
 		drack_host_set_state(pool, dd->host, DRACK_HOST_FREE);
 	}
 	mutex_unlock(&pool->lock);
-
-	synchronize_rcu();	/* no doorbell still sees us */
 	drack_timers_stop(dd);
-	cancel_work_sync(&dd->request_work);
-	cancel_work_sync(&dd->grant_work);
-	cancel_work_sync(&dd->revoke_work);
 	cancel_work_sync(&dd->fence_work);
 	drack_alloc_free(&dd->alloc);
 	if (lent)

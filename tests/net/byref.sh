@@ -220,7 +220,8 @@ drack_kill_bg >/dev/null 2>&1
 ktap_check buffers_home drack_check_buffers_home
 
 # Both links deleted and the module unloaded while a socket holds 4 MB in
-# pool pages: no hang, a warning, and the data still reads back intact.
+# pool pages: no hang, RTNL free while the deletion waits, a warning, and
+# the data still reads back intact.
 held_through_rmmod() {
 	local hold=$DRACK_LOGDIR/hold t0
 	rm -f "$hold"
@@ -229,9 +230,19 @@ held_through_rmmod() {
 	wait_for 30 eval '(($(recvq) >= 4 << 20))' || { echo "h1 has $(recvq) bytes queued"; return 1; }
 	echo "h1 holds $(drack_stat h1 rx_held) Buffers by reference"
 	(($(drack_stat h1 rx_held) > 0)) || return 1
+	# The wait for held Buffers happens outside RTNL: other links can
+	# be listed (an RTNL dump) meanwhile.
 	t0=$SECONDS
-	timeout 20 ip -n h1 link del rack0 || { echo "h1: link del failed or hung"; return 1; }
-	echo "h1: link del took $((SECONDS - t0)) s"
+	timeout 20 ip -n h1 link del rack0 &
+	local del=$! t1 ms
+	sleep 0.5
+	t1=$(date +%s%N)
+	ip -n h0 link show rack0 >/dev/null || return 1
+	ms=$((($(date +%s%N) - t1) / 1000000))
+	wait "$del" || { echo "h1: link del failed or hung"; return 1; }
+	echo "h1: link del took $((SECONDS - t0)) s; ip link show in h0 meanwhile took $ms ms"
+	((SECONDS - t0 >= 1)) || { echo "link del did not wait for the held Buffers"; return 1; }
+	((ms < 1000)) || { echo "RTNL was held while link del waited"; return 1; }
 	DRACK_HOSTS=(h0)
 	dmesg | grep -q "sockets still held" || { echo "no warning in dmesg"; return 1; }
 	drack_del_host h0 || return 1
