@@ -39,8 +39,11 @@ static int drack_ram_mmap(struct drack_pool *pool, struct vm_area_struct *vma)
 	unsigned long npages = vma_pages(vma), i;
 	int err;
 
-	/* A private mapping would need the whole range in one call. */
-	if (!(vma->vm_flags & VM_SHARED))
+	/*
+	 * A private (copy-on-write) mapping would need the whole range in
+	 * one call. Shared ones only; read-only ones have VM_MAYSHARE.
+	 */
+	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	if (vma->vm_pgoff > pool->size >> PAGE_SHIFT ||
 	    npages > (pool->size >> PAGE_SHIFT) - vma->vm_pgoff)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ethtool: driver info and counters (global, per Buffer class, per peer).
+ * ethtool: driver info, counters (global, per Buffer class, per peer),
+ * rings and channels (read only), rx-copybreak, private flags.
  */
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
@@ -181,7 +182,36 @@ static int drack_set_tunable(struct net_device *ndev,
 	return 0;
 }
 
+/*
+ * Rings: a peer's ref_queue to us (rx) and ours at it (tx), sized by the
+ * pool's format, not by this host: read only.
+ */
+static void drack_get_ringparam(struct net_device *ndev,
+				struct ethtool_ringparam *ring,
+				struct kernel_ethtool_ringparam *kring,
+				struct netlink_ext_ack *extack)
+{
+	struct drack_dev *dd = netdev_priv(ndev);
+	u32 n = dd->pool ? dd->pool->geo.ref_ring_entries : 0;
+
+	ring->rx_max_pending = n;
+	ring->rx_pending = n;
+	ring->tx_max_pending = n;
+	ring->tx_pending = n;
+}
+
+/* One queue pair, one NAPI. */
+static void drack_get_channels(struct net_device *ndev,
+			       struct ethtool_channels *ch)
+{
+	ch->max_combined = 1;
+	ch->combined_count = 1;
+}
+
 const struct ethtool_ops drack_ethtool_ops = {
+	.get_ringparam = drack_get_ringparam,
+	.get_channels = drack_get_channels,
+	.get_ts_info = ethtool_op_get_ts_info,
 	.get_tunable = drack_get_tunable,
 	.set_tunable = drack_set_tunable,
 	.get_priv_flags = drack_get_priv_flags,

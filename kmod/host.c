@@ -473,6 +473,8 @@ void drack_dev_leave_finish(struct drack_dev *dd)
 	if (!dd->leave_pending)
 		return;
 	dd->leave_pending = false;
+	/* NIC ports detached at unregister: their owners let go first. */
+	drack_nic_dev_reap_all(dd);
 	lent = fenced ? 0 : drack_dev_wait_returns(dd);
 	/*
 	 * Sockets may keep Buffers received by reference as long as they

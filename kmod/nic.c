@@ -283,9 +283,27 @@ void drack_nic_tick(struct drack_dev *dd)
 		drack_nic_changed(dd);
 }
 
+static void drack_nic_reap_work(struct work_struct *work)
+{
+	struct drack_dev *dd = container_of(to_delayed_work(work),
+					    struct drack_dev, nic.reap_work);
+
+	if (drack_nic_port_reap(dd, false))
+		schedule_delayed_work(&dd->nic.reap_work, msecs_to_jiffies(5));
+}
+
 void drack_nic_dev_init(struct drack_dev *dd)
 {
 	INIT_WORK(&dd->nic.work, drack_nic_work);
+	spin_lock_init(&dd->nic.detach_lock);
+	INIT_LIST_HEAD(&dd->nic.detaching);
+	INIT_DELAYED_WORK(&dd->nic.reap_work, drack_nic_reap_work);
+}
+
+void drack_nic_dev_reap_all(struct drack_dev *dd)
+{
+	cancel_delayed_work_sync(&dd->nic.reap_work);
+	drack_nic_port_reap(dd, true);
 }
 
 /* The drack device goes away (RTNL, from its NETDEV_UNREGISTER). */

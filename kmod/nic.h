@@ -105,6 +105,11 @@ struct drack_nic_port {
 	u32 refill_short;			/* posts missing: no Buffers */
 
 	struct drack_counters st;		/* enum drack_nic_port_stat */
+
+	/* Detached, waiting for the owner to let go (drack_nic_port_reap) */
+	struct list_head detach_node;
+	u32 detach_seq;
+	unsigned long detach_deadline;
 };
 
 struct drack_vnic_stats {
@@ -131,6 +136,10 @@ struct drack_nic_host {
 	struct drack_nic_port __rcu *vport[DRACK_MAX_NICS];
 	struct drack_vnic __rcu *vnic[DRACK_MAX_NICS];
 	struct work_struct work;		/* reconcile with the pool */
+	/* Detached ports whose owner has not let go yet, outside RTNL. */
+	spinlock_t detach_lock;
+	struct list_head detaching;
+	struct delayed_work reap_work;
 	u64 owner_beat[DRACK_MAX_NICS];		/* last owner heartbeat seen */
 	unsigned long owner_beat_at[DRACK_MAX_NICS];
 	u32 seen_state[DRACK_MAX_NICS];		/* to notice changes fast */
@@ -160,6 +169,8 @@ static inline struct drack_vq_ctl *drack_vq_ctl(struct drack_pool *pool,
 
 /* nic.c: per-device setup, the reconcile work, the tick, notifiers */
 void drack_nic_dev_init(struct drack_dev *dd);
+/* Leaving, not under RTNL: free every detached port, waiting for owners. */
+void drack_nic_dev_reap_all(struct drack_dev *dd);
 void drack_nic_dev_teardown(struct drack_dev *dd);
 void drack_nic_tick(struct drack_dev *dd);
 void drack_nic_kick(struct drack_dev *dd);
@@ -185,6 +196,12 @@ bool drack_xnic_pending(struct drack_xnic *x);
 /* vport.c: the host side of a virt_queue pair */
 struct drack_nic_port *drack_nic_port_attach(struct drack_dev *dd, u32 nic);
 void drack_nic_port_detach(struct drack_nic_port *vp, bool owner_gone);
+/*
+ * Free detached ports whose owner let go, or waited for too long; with
+ * @all, every one, waiting for them (not under RTNL). True if some are
+ * left.
+ */
+bool drack_nic_port_reap(struct drack_dev *dd, bool all);
 int drack_nic_port_xmit(struct drack_nic_port *vp, struct sk_buff *skb);
 bool drack_nic_port_pending(struct drack_nic_port *vp);
 u64 drack_nic_port_vnics(struct drack_nic_port *vp);

@@ -393,39 +393,82 @@ static void drack_nic_port_take_back(struct drack_nic_port *vp)
 	spin_unlock_bh(&vp->rx_lock);
 }
 
-/*
- * Detach (RTNL). With the owner alive, wait until it says it let go of
- * our Buffers; with @owner_gone (fenced, or its export ended), or after
- * the wait, take them back at once. A Buffer the fence path already took
- * back is refused by drack_buf_return(), so none is freed twice.
- */
-void drack_nic_port_detach(struct drack_nic_port *vp, bool owner_gone)
+static void drack_nic_port_free(struct drack_nic_port *vp)
 {
-	struct drack_dev *dd = vp->dd;
-	u32 seq = le32_to_cpu(READ_ONCE(vp->ctl->seq));
-	int waited;
-
-	ASSERT_RTNL();
-	RCU_INIT_POINTER(dd->nic.vport[vp->nic], NULL);
-	if (drack_dev_active(dd)) {
-		WRITE_ONCE(vp->ctl->attached, 0);
-		WRITE_ONCE(vp->ctl->vnics, 0);
-		drack_pool_kick(dd->pool, vp->owner);
-	}
-	for (waited = 0; !owner_gone && drack_dev_active(dd) &&
-	     waited < DRACK_NIC_PORT_DETACH_MS; waited += 5) {
-		if (le32_to_cpu(READ_ONCE(vp->ctl->flushed)) == seq)
-			break;
-		if (drack_host_state(dd->pool, vp->owner) != DRACK_HOST_UP)
-			break;
-		usleep_range(5000, 10000);
-	}
-	napi_disable(&vp->napi);
-	netif_napi_del(&vp->napi);
-	synchronize_net();
 	drack_nic_port_take_back(vp);
 	kfree(vp->tx_off);
 	kfree(vp->posted);
 	drack_counters_free(&vp->st);
 	kfree(vp);
+}
+
+/*
+ * Detach (RTNL): no one reaches the port any more, and the owner is told.
+ * With the owner alive its Buffers are taken back once it says it let go
+ * of them, or after DRACK_NIC_PORT_DETACH_MS (drack_nic_port_reap(), a
+ * work item, not under RTNL: pool contents never make RTNL wait); with
+ * @owner_gone (fenced, or its export ended), at once. A Buffer the fence
+ * path already took back is refused by drack_buf_return(), so none is
+ * freed twice.
+ */
+void drack_nic_port_detach(struct drack_nic_port *vp, bool owner_gone)
+{
+	struct drack_dev *dd = vp->dd;
+	struct drack_nic_host *nh = &dd->nic;
+
+	ASSERT_RTNL();
+	RCU_INIT_POINTER(nh->vport[vp->nic], NULL);
+	vp->detach_seq = le32_to_cpu(READ_ONCE(vp->ctl->seq));
+	if (drack_dev_active(dd)) {
+		WRITE_ONCE(vp->ctl->attached, 0);
+		WRITE_ONCE(vp->ctl->vnics, 0);
+		drack_pool_kick(dd->pool, vp->owner);
+	}
+	napi_disable(&vp->napi);
+	netif_napi_del(&vp->napi);
+	synchronize_net();
+	if (owner_gone || !drack_dev_active(dd)) {
+		drack_nic_port_free(vp);
+		return;
+	}
+	vp->detach_deadline = jiffies + msecs_to_jiffies(DRACK_NIC_PORT_DETACH_MS);
+	spin_lock_bh(&nh->detach_lock);
+	list_add_tail(&vp->detach_node, &nh->detaching);
+	spin_unlock_bh(&nh->detach_lock);
+	mod_delayed_work(system_wq, &nh->reap_work, msecs_to_jiffies(5));
+}
+
+/* Has the owner let go of what @vp lent it, or may we stop waiting? */
+static bool drack_nic_port_let_go(struct drack_nic_port *vp)
+{
+	struct drack_dev *dd = vp->dd;
+
+	return le32_to_cpu(READ_ONCE(vp->ctl->flushed)) == vp->detach_seq ||
+	       drack_host_state(dd->pool, vp->owner) != DRACK_HOST_UP ||
+	       !drack_dev_active(dd) ||
+	       time_after(jiffies, vp->detach_deadline);
+}
+
+bool drack_nic_port_reap(struct drack_dev *dd, bool all)
+{
+	struct drack_nic_host *nh = &dd->nic;
+	struct drack_nic_port *vp, *tmp;
+	LIST_HEAD(done);
+	bool left;
+
+	for (;;) {
+		spin_lock_bh(&nh->detach_lock);
+		list_for_each_entry_safe(vp, tmp, &nh->detaching, detach_node)
+			if (drack_nic_port_let_go(vp))
+				list_move_tail(&vp->detach_node, &done);
+		left = !list_empty(&nh->detaching);
+		spin_unlock_bh(&nh->detach_lock);
+		list_for_each_entry_safe(vp, tmp, &done, detach_node) {
+			list_del(&vp->detach_node);
+			drack_nic_port_free(vp);
+		}
+		if (!all || !left)
+			return left;
+		usleep_range(5000, 10000);
+	}
 }

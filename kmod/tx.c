@@ -192,6 +192,7 @@ netdev_tx_t drack_xmit(struct sk_buff *skb, struct net_device *ndev)
 	if (drack_ring_space(&dd->peers[peer].ref_out) <= 0)
 		drack_tx_stop(dd, peer, DRACK_NO_BLOCK);
 sent:
+	skb_tx_timestamp(skb);
 	drack_stat_inc(&dd->stats, DRACK_S_TX_PACKETS);
 	drack_stat_add(&dd->stats, DRACK_S_TX_BYTES, len);
 	if (!netdev_xmit_more() || netif_queue_stopped(ndev))

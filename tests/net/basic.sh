@@ -7,7 +7,8 @@
 #
 # ping v4/v6 (ARP and ND resolve to the drack MACs), iperf3 TCP 4 streams
 # both ways, UDP datagrams larger than the MTU (IP fragments), 4000-byte
-# pings, carrier following the peer, ethtool -i, Buffers back home.
+# pings, carrier following the peer, ethtool -i/-g/-l/-T, Buffers back
+# home.
 #
 # What breaks it: no delivery or wrong MACs (ping/neigh), broadcast not
 # replicated (ARP, ND), lost or reordered fragments (udp/ping_4000), a
@@ -16,7 +17,7 @@
 # moving on clean traffic (counters), rmmod failing (teardown).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 16
+ktap_plan 17
 drack_setup 2 || ktap_finish
 
 ethtool_driver() {
@@ -27,6 +28,25 @@ ethtool_driver() {
 	done
 }
 ktap_check ethtool_driver ethtool_driver
+
+# What every NIC answers: rings (the pool's ref_queue size, fixed by its
+# format), one queue pair, software timestamps; changes it cannot make
+# are refused.
+ethtool_queries() {
+	local g l t
+	g=$(in_ns h0 ethtool -g rack0) || { echo "ethtool -g failed"; return 1; }
+	l=$(in_ns h0 ethtool -l rack0) || { echo "ethtool -l failed"; return 1; }
+	t=$(in_ns h0 ethtool -T rack0) || { echo "ethtool -T failed"; return 1; }
+	awk '/^RX:/ { n++; if ($2 + 0 < 64) bad = 1 } END { exit !(n == 2 && !bad) }' <<<"$g" ||
+		{ echo "ethtool -g:"; echo "$g"; return 1; }
+	awk '/^Combined:/ { n++; if ($2 != 1) bad = 1 } END { exit !(n == 2 && !bad) }' <<<"$l" ||
+		{ echo "ethtool -l:"; echo "$l"; return 1; }
+	grep -q "software-transmit" <<<"$t" || { echo "ethtool -T:"; echo "$t"; return 1; }
+	if in_ns h0 ethtool -L rack0 combined 2 2>/dev/null; then echo "ethtool -L combined 2 accepted"; return 1; fi
+	if in_ns h0 ethtool -G rack0 rx 64 2>/dev/null; then echo "ethtool -G rx 64 accepted"; return 1; fi
+	echo "rings $(awk '/^RX:/ { print $2; exit }' <<<"$g"), combined 1"
+}
+ktap_check ethtool_queries ethtool_queries && diag "$(tail -n 1 "$DRACK_LOGDIR/check.out")"
 
 ktap_check ping4 eval 'ping_ok h0 198.18.0.2 && ping_ok h1 198.18.0.1'
 ktap_check ping6 eval 'ping_ok h0 2001:db8:d7::2 && ping_ok h1 2001:db8:d7::1'
