@@ -91,7 +91,7 @@ bench-nic:
 	bash tests/bench/nic-bench.sh
 
 bench-stages:
-	bash tests/bench/stages.sh
+	bash tests/bench/bench.sh stages
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install

@@ -8,8 +8,9 @@
 # with exactly one `N passed, N failed` line and exits non-zero on any
 # failure.
 #
-# Then the multi-VM tests (tests/multi/*.sh, several kernels on one shared
-# pool), each on the host, each one KTAP subtest.
+# Then a few of those tests again in a guest running Debian's 6.12 kernel
+# (tests/guest-612.sh), and the multi-VM tests (tests/multi/*.sh, several
+# kernels on one shared pool), each on the host, each one KTAP subtest.
 #
 # Env: DRACK_GUEST_TIMEOUT (1500 s), DRACK_TESTS (a subset, e.g. "basic mtu";
 # then no multi-VM test unless DRACK_MULTI names some), DRACK_MULTI (the
@@ -62,7 +63,7 @@ main() {
 		done
 	fi
 	echo "KTAP version 1"
-	echo "1..$((7 + ${#tests[@]} + ${#multi[@]}))"
+	echo "1..$((8 + ${#tests[@]} + ${#multi[@]}))"
 
 	step install_deps bash tests/install-deps.sh
 	step build make || build=1
@@ -104,6 +105,15 @@ main() {
 		else
 			result 0 guest_vm
 		fi
+	fi
+	# A few guest tests again on Debian's 6.12 kernel (full runs only).
+	if ((build)); then
+		result 1 guest_612 "not run: the build failed"
+	elif [[ -n ${DRACK_TESTS:-} ]]; then
+		N=$((N + 1))
+		echo "ok $N guest_612 # SKIP with DRACK_TESTS"
+	else
+		step guest_612 bash tests/guest-612.sh || true
 	fi
 	for g in "${multi[@]}"; do
 		if ((build)); then

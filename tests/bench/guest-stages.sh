@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# guest-stages.sh: the guest half of tests/bench/stages.sh.
+# guest-stages.sh: the guest half of `tests/bench/bench.sh stages`.
 #
 #   h0 rack0 198.18.0.1  <-- drack ram pool -->  h1 rack0 198.18.0.2
 #
