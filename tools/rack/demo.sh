@@ -28,7 +28,7 @@ demo_end() {
 }
 
 rack_demo() {
-	local i n v4 v6 t0=$SECONDS iperf='' redis=''
+	local i n v4 v6 t0=$SECONDS iperf='' redis='' byref=''
 	RACK_DIR_OPT=${RACK_DIR_OPT:-/run/drack-rack-demo}
 	rack_parse_start "$@"
 	rack_need_root
@@ -74,6 +74,9 @@ rack_demo() {
 		demo_x "$i" "drackctl -s link show dev rack0"
 		demo_x "$i" "ethtool -S rack0 | awk -F': ' '\$2 != 0' | grep -v '^ *peer'"
 	done
+	# How VM 0 received: by reference (pool pages under its sockets) or copied.
+	demo_x 0 "ethtool -S rack0 | grep -E '^ *rx_(refs|byref):'" >/dev/null &&
+		byref=$(awk -F': *' '/rx_refs/ { r = $2 } /rx_byref/ { b = $2 } END { if (r) printf "%d of %d frames (%d%%)", b, r, 100 * b / r }' "$STATE/demo/last.out")
 	demo_say "Sections granted by drack-fmd (VM 0)"
 	grep 'granted Section' "$(node_dir 0)/fmd.log" | tail -n 12
 
@@ -84,5 +87,5 @@ rack_demo() {
 		return 1
 	fi
 	echo "demo: ok ($((SECONDS - t0)) s): $n VMs on one $RACK_TRANSPORT pool; iperf3 VM 1 -> VM 0: ${iperf:-?};" \
-		"redis-benchmark${redis:- ?}"
+		"redis-benchmark${redis:- ?}; VM 0 received by reference ${byref:-?}"
 }
