@@ -74,6 +74,20 @@ recvq() {
 
 held_none() { [[ $(drack_stat h1 rx_held) == 0 ]]; }
 
+# held_snapshot: h1's rx_held and h0's inflight Buffers per class, read
+# until two rounds agree (background ND traffic moves Buffers between
+# reads); true once what h0 has lent is what h1 holds. Sets HELD I2 I64.
+held_snapshot() {
+	local prev=
+	for _ in $(seq 50); do
+		HELD=$(drack_stat h1 rx_held) I2=$(drack_stat h0 buf2k_inflight) I64=$(drack_stat h0 buf64k_inflight)
+		[[ $prev == "$HELD $I2 $I64" ]] && ((HELD == I2 + I64)) && return 0
+		prev="$HELD $I2 $I64"
+		sleep 0.1
+	done
+	return 1
+}
+
 byref_intact() {
 	snap a h1
 	xfer byref $((32 << 20)) || return 1
@@ -96,6 +110,9 @@ ktap_check buffers_back buffers_back
 gro_clone_tcpdump() {
 	local pcap=$DRACK_LOGDIR/h1.pcap big ref rc=0
 	in_ns h0 ethtool -K rack0 tso off gso off >/dev/null || return 1
+	# GRO keeps what it holds across NAPI polls for 10 ms: consecutive
+	# segments merge however fast h1 keeps up.
+	in_ns h1 sh -c 'echo 10000000 >/sys/class/net/rack0/gro_flush_timeout' || return 1
 	ip netns exec h1 tcpdump -i rack0 -s 0 -U -w "$pcap" "tcp port $PORT" >/dev/null 2>"$pcap.log" &
 	local dump=$!
 	DRACK_PIDS+=("$dump")
@@ -107,6 +124,7 @@ gro_clone_tcpdump() {
 	kill -TERM "$dump" 2>/dev/null
 	wait "$dump" 2>/dev/null
 	in_ns h0 ethtool -K rack0 tso on gso on >/dev/null
+	in_ns h1 sh -c 'echo 0 >/sys/class/net/rack0/gro_flush_timeout'
 	((rc == 0)) || return 1
 	ref=$(delta g h1 rx_byref)
 	big=$(tcpdump -nn -r "$pcap" 2>/dev/null | awk '{ for (i = 1; i < NF; i++) if ($i == "length" && $(i + 1) + 0 > 1448) n++ } END { print n + 0 }')
@@ -148,9 +166,8 @@ never_reader() {
 	# (a FIN queued counts one more)
 	wait_for 30 eval '(($(recvq) >= bytes))' || { echo "h1 has $(recvq) of $bytes bytes queued"; return 1; }
 	# Traffic has stopped: what h0 has lent is what h1 holds.
-	wait_for 5 eval '(($(drack_stat h1 rx_held) == $(drack_inflight)))'
-	held=$(drack_stat h1 rx_held)
-	i2=$(drack_stat h0 buf2k_inflight) i64=$(drack_stat h0 buf64k_inflight)
+	held_snapshot
+	held=$HELD i2=$I2 i64=$I64
 	echo "h1: $bytes bytes unread, rx_held $held ($i2 of 2 KB, $i64 of 64 KB), rx_byref +$(delta n h1 rx_byref), rx_copied +$(delta n h1 rx_copied); h0 peer_stalls +$(($(drack_stat h0 peer_stalls) - stalls))"
 	((held > 0 && held == i2 + i64 && i2 * 2048 + i64 * 65536 <= 1 << 20)) || return 1
 	(($(delta n h1 rx_copied) > 0 && $(drack_stat h0 peer_stalls) == stalls)) || return 1
@@ -175,8 +192,8 @@ half_lend_cap() {
 	PORT=5303 recv_start lend --rcvbuf $((32 << 20)) --hold /nonexistent || return 1
 	PORT=5303 send "$bytes" || return 1
 	PORT=5303 wait_for 30 eval '(($(recvq) >= bytes))' || { echo "h1 has $(PORT=5303 recvq) of $bytes bytes queued"; return 1; }
-	wait_for 5 eval '(($(drack_stat h1 rx_held) == $(drack_inflight)))'
-	i2=$(drack_stat h0 buf2k_inflight) i64=$(drack_stat h0 buf64k_inflight)
+	held_snapshot
+	i2=$I2 i64=$I64
 	echo "h1 holds $i2 of 2 KB and $i64 of 64 KB, rx_copied +$(delta l h1 rx_copied); h0 tx_peer_capped +$(($(drack_stat h0 tx_peer_capped) - capped))"
 	((i2 + i64 > 0 && i2 * 2048 + i64 * 65536 <= 1 << 20)) || return 1
 	(($(drack_stat h0 tx_peer_capped) == capped && $(delta l h1 rx_copied) > 0)) || return 1
