@@ -44,6 +44,8 @@ const struct drack_stat_desc drack_stat_table[DRACK_S_NR] = {
 	DRACK_STAT_ROW(RX_COPIED, "rx_copied"),
 	DRACK_STAT_ROW(RX_COPYBREAK, "rx_copybreak"),
 	DRACK_STAT_ROW(RX_HELD, "rx_held"),
+	DRACK_STAT_ROW(TX_STOPS, "tx_stops"),
+	DRACK_STAT_ROW(TX_WAKES, "tx_wakes"),
 };
 
 int drack_counters_init(struct drack_counters *c, unsigned int n)
