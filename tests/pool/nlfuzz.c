@@ -76,6 +76,7 @@
 #define MAX_POOLS	8
 #define NCMDS		(DRACK_CMD_MAX + 3)	/* 0 .. MAX + 2 */
 #define SYNC_SEQ(s)	((s) + 1)
+#define MAX_PRINTED	50	/* violations printed in full */
 
 /* ---------------------------------------------------------------- */
 /* The family as its spec (Documentation/netlink/specs/drack.yaml)    */
@@ -732,8 +733,12 @@ static bool gen_sweep(struct msg *m, int fam, long index)
 			if (j == twice)
 				put_u32(m, c->req[j], ~0U);
 		}
-		snprintf(m->what, sizeof(m->what), "sweep: request attrs, missing #%d, doubled #%d",
-			 skip, twice);
+		if (skip >= 0)
+			snprintf(m->what, sizeof(m->what), "sweep: request attrs, #%d missing", skip);
+		else if (twice >= 0)
+			snprintf(m->what, sizeof(m->what), "sweep: request attrs, #%d doubled", twice);
+		else
+			snprintf(m->what, sizeof(m->what), "sweep: request attrs");
 	} else {
 		k -= 2 + 2 * 8;
 		t = (uint16_t)(k / 2);
@@ -1045,8 +1050,11 @@ static void judge(const char *src, uint64_t seed, long index, struct msg *m,
 	}
 	if (!bad && !verbose)
 		return;
-	if (bad)
-		st.violations++;
+	if (bad && ++st.violations > MAX_PRINTED && !verbose) {
+		if (st.violations == MAX_PRINTED + 1)
+			printf("# (more violations: not printed)\n");
+		return;
+	}
 	printf("# %s %s index %ld: cmd %u (%s) flags 0x%x len %zu/%u (%s): %s",
 	       bad ? "VIOLATION" : "message", src, index, m->cmd,
 	       cmd_name(m->cmd), msg_nlh(m)->nlmsg_flags, m->len,
