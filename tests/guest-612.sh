@@ -15,5 +15,5 @@ ko=$PWD/.build-612/kmod/drack.ko
 [[ -e $ko ]] || { echo "no $ko: run make check-612"; exit 1; }
 bash tests/kernel-selftests.sh >/dev/null	# for drv_net
 (($#)) || set -- basic byref lifetime drv_net
-tools/rack/run-guest.sh --kver "$k612" --timeout 900 --name drack-612 -- \
+tools/rack/run-guest.sh --kver "$k612" --timeout "${DRACK_GUEST_TIMEOUT:-900}" --name drack-612 -- \
 	"DRACK_KO=$ko bash tests/guest-suite.sh $*"
