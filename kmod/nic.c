@@ -15,6 +15,11 @@ static struct workqueue_struct *drack_nic_wq;
 
 unsigned int drack_nic_failover_ms = 500;
 module_param_named(nic_failover_ms, drack_nic_failover_ms, uint, 0644);
+
+bool drack_nic_allow_link_local;
+module_param_named(nic_allow_link_local, drack_nic_allow_link_local, bool, 0644);
+MODULE_PARM_DESC(nic_allow_link_local,
+		 "let vNICs send link-local control frames (pause, STP, LLDP) to the wire");
 MODULE_PARM_DESC(nic_failover_ms,
 		 "Silence of a NIC owner's heartbeat after which vNICs move away (ms)");
 

@@ -39,6 +39,8 @@ enum drack_xnic_stat {
 	DRACK_XS_RX_NO_BUFFER,		/* no Buffer posted: dropped */
 	DRACK_XS_RX_BAD_POST,		/* posted offsets failing validation */
 	DRACK_XS_RX_TOO_BIG,
+	DRACK_XS_TX_LINK_LOCAL,		/* pause, STP, LLDP... not for vNICs */
+	DRACK_XS_MAC_REFUSED,		/* vNIC MAC claims not served */
 	DRACK_XS_NR,
 };
 
@@ -69,6 +71,7 @@ struct drack_xnic {
 	spinlock_t rx_lock;			/* post and done rings, map */
 	struct drack_xnic_mac map[DRACK_MAX_HOSTS * DRACK_MAX_NICS];
 	u32 nmap;
+	u32 refused_claims;		/* MACs not served at the last refresh */
 
 	struct drack_counters st;		/* enum drack_xnic_stat */
 };
@@ -158,6 +161,7 @@ struct drack_nic_host {
 };
 
 extern unsigned int drack_nic_failover_ms;
+extern bool drack_nic_allow_link_local;
 
 static inline struct drack_nic_entry *drack_nic_entry(struct drack_pool *pool,
 						      u32 nic)

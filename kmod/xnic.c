@@ -47,6 +47,40 @@ static void drack_xnic_let_go(struct drack_xnic *x, u32 h)
 }
 
 /*
+ * A vNIC MAC is the host's claim: the NIC's own MAC, or one that two
+ * vNICs claim, would take someone else's traffic, so neither is served
+ * (their frames count as spoofed, none are delivered to them).
+ */
+static void drack_xnic_refuse_claims(struct drack_xnic *x)
+{
+	DECLARE_BITMAP(refused, DRACK_MAX_HOSTS * DRACK_MAX_NICS);
+	u32 i, j, n = 0, nref;
+
+	bitmap_zero(refused, DRACK_MAX_HOSTS * DRACK_MAX_NICS);
+	for (i = 0; i < x->nmap; i++) {
+		if (ether_addr_equal(x->map[i].mac, x->lower->dev_addr))
+			__set_bit(i, refused);
+		for (j = i + 1; j < x->nmap; j++)
+			if (ether_addr_equal(x->map[i].mac, x->map[j].mac)) {
+				__set_bit(i, refused);
+				__set_bit(j, refused);
+			}
+	}
+	nref = bitmap_weight(refused, x->nmap);
+	/* Counted once per claim, not at every refresh. */
+	if (nref > x->refused_claims)
+		drack_counter_add(&x->st, DRACK_XS_MAC_REFUSED,
+				  nref - x->refused_claims);
+	x->refused_claims = nref;
+	if (!nref)
+		return;
+	for (i = 0; i < x->nmap; i++)
+		if (!test_bit(i, refused))
+			x->map[n++] = x->map[i];
+	x->nmap = n;
+}
+
+/*
  * Follow the hosts' control lines: who is attached, which of their vNICs
  * this NIC serves and with which MACs. Called from the NAPI (rx_lock held),
  * the only place that changes @serving and the MAC map.
@@ -98,6 +132,7 @@ static void drack_xnic_refresh(struct drack_xnic *x)
 			x->nmap++;
 		}
 	}
+	drack_xnic_refuse_claims(x);
 }
 
 static const struct drack_xnic_mac *drack_xnic_lookup(struct drack_xnic *x,
@@ -245,6 +280,14 @@ static void drack_xnic_tx_one(struct drack_xnic *x, u32 h,
 		kfree_skb(skb);
 		return;
 	}
+	/* Link-level control (pause, STP, LLDP) is the owner's, not a tenant's. */
+	if (!READ_ONCE(drack_nic_allow_link_local) &&
+	    (is_link_local_ether_addr(skb->data) ||
+	     ((struct ethhdr *)skb->data)->h_proto == htons(ETH_P_PAUSE))) {
+		drack_counter_inc(&x->st, DRACK_XS_TX_LINK_LOCAL);
+		kfree_skb(skb);
+		return;
+	}
 	skb->dev = x->lower;
 	skb_reset_mac_header(skb);
 	skb_set_network_header(skb, ETH_HLEN);
@@ -366,7 +409,8 @@ void drack_xnic_tick(struct drack_xnic *x)
 	WRITE_ONCE(e->drops,
 		   cpu_to_le64(v[DRACK_XS_RX_NO_BUFFER] +
 			       v[DRACK_XS_TX_DROPPED] + v[DRACK_XS_TX_BAD] +
-			       v[DRACK_XS_RX_BAD_POST]));
+			       v[DRACK_XS_RX_BAD_POST] + v[DRACK_XS_TX_SPOOFED] +
+			       v[DRACK_XS_TX_LINK_LOCAL]));
 	/* Attaches, detaches and MAC changes noticed even if nobody rings. */
 	napi_schedule(&x->napi);
 }

@@ -24,7 +24,7 @@
 . "$(dirname "$0")/lib.sh"
 
 . "$(dirname "$0")/nic-lab.bash"
-ktap_plan 16
+ktap_plan 17
 drack_setup 2 || ktap_finish
 
 ktap_check lab nic_lab
@@ -229,6 +229,46 @@ garbage() {
 	wait_for 10 ping_once h0 "$X.100" -I "$X.11" >/dev/null && ping_all
 }
 ktap_check garbage_in_virt_queues_dropped garbage
+
+# NIC-pool identity: what a vNIC may put on the wire and claim. Link-level
+# control frames (LLDP, pause) from h0's rack0v1 are dropped by NIC 1's
+# owner; rack0v1 claiming the NIC's own MAC gets no frame through (they
+# count as spoofed) until it takes its own MAC back.
+# ping_v1: one echo from h0's rack0v1 address (so through NIC 1) to x0
+ping_v1() { in_ns h0 timeout 5 ping -c 1 -W 1 -q -I "$X.11" "$X.100" >/dev/null 2>&1; }
+
+identity() {
+	local b0 own mine
+	b0=$(nic_drops 1) || return 1
+	mine=$(ip -n h0 -j link show rack0v1 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["address"])')
+	in_ns h0 python3 - "$mine" <<'PY' || return 1
+import socket, sys
+src = bytes.fromhex(sys.argv[1].replace(":", ""))
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("rack0v1", 0))
+for dst, proto in ((b"\x01\x80\xc2\x00\x00\x0e", b"\x88\xcc"),
+                   (b"\x01\x80\xc2\x00\x00\x01", b"\x88\x08")):
+    for _ in range(5):
+        s.send(dst + src + proto + bytes(46))
+PY
+	wait_for 10 eval '(( $(nic_drops 1) - b0 >= 10 ))' ||
+		{ echo "NIC 1 dropped $(($(nic_drops 1) - b0)) of 10 link-local frames"; return 1; }
+	echo "NIC 1's owner dropped $(($(nic_drops 1) - b0)) link-local frames (LLDP, pause)"
+	own=$(ip -n h1 -j link show eth1 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["address"])')
+	ip -n h0 link set rack0v1 address "$own" || return 1
+	b0=$(nic_drops 1)
+	if ping_v1; then
+		ip -n h0 link set rack0v1 address "$mine"
+		echo "rack0v1 with NIC 1's MAC $own still reaches x0"; return 1
+	fi
+	wait_for 10 eval '(( $(nic_drops 1) > b0 ))' || { echo "no spoofed drop counted"; return 1; }
+	echo "rack0v1 claiming $own (NIC 1's own): cut off, drops +$(($(nic_drops 1) - b0))"
+	ip -n h0 link set rack0v1 address "$mine" || return 1
+	wait_for 10 ping_v1 ||
+		{ echo "rack0v1 back on $mine does not reach x0"; return 1; }
+	echo "rack0v1 back on its own MAC $mine reaches x0 again"
+}
+ktap_check nic_identity identity && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
 unexport() {
 	local out i
