@@ -135,6 +135,12 @@ ktap_plan() {
 	local why
 	KTAP_PLAN=$1
 	echo "KTAP version 1"
+	# Only for the scripts beside this file, not tests/multi's (their VMs
+	# load a module of their own).
+	if [[ $(cd -P "$(dirname "$0")" && pwd) != "$DRACK_TESTDIR" ]]; then
+		echo "1..$1"
+		return
+	fi
 	why=$(drack_cannot_run)
 	[[ -z $why ]] || ktap_skip_all "$DRACK_TEST: $why"
 	echo "1..$1"
