@@ -69,8 +69,9 @@ dkms-install:
 		dkms install drack/$(DKMS_VERSION) -k $$k || exit 1; \
 	done
 
+# make check KVER=6.12.x: the whole suite on another installed kernel.
 check:
-	bash tests/run-all.sh
+	DRACK_KVER=$(KVER) bash tests/run-all.sh
 
 demo:
 	bash tests/install-deps.sh

@@ -105,6 +105,7 @@ static int drack_open(struct net_device *ndev)
 	struct drack_dev *dd = netdev_priv(ndev);
 
 	napi_enable(&dd->napi);
+	drack_queues_set_napi(dd, true);
 	drack_dev_set_flags(dd, DRACK_HOST_F_RUNNING, 0);
 	netif_start_queue(ndev);
 	drack_pool_peers_changed(dd->pool);
@@ -119,6 +120,7 @@ static int drack_stop(struct net_device *ndev)
 	drack_dev_set_flags(dd, 0, DRACK_HOST_F_RUNNING);
 	drack_pool_peers_changed(dd->pool);
 	synchronize_net();	/* local senders have seen us stop */
+	drack_queues_set_napi(dd, false);
 	napi_disable(&dd->napi);
 	del_timer_sync(&dd->held_timer);
 	netif_stop_queue(ndev);
@@ -194,6 +196,7 @@ static void drack_setup(struct net_device *ndev)
 	ether_setup(ndev);
 	ndev->netdev_ops = &drack_netdev_ops;
 	ndev->ethtool_ops = &drack_ethtool_ops;
+	drack_queues_setup(ndev);
 	ndev->sysfs_groups[0] = &drack_sysfs_group;
 	ndev->needs_free_netdev = true;
 	ndev->priv_destructor = drack_destructor;
@@ -208,6 +211,7 @@ static void drack_setup(struct net_device *ndev)
 	dd->ndev = ndev;
 	dd->blocked_peer = DRACK_NO_BLOCK;
 	dd->blocked_class = DRACK_NO_BLOCK;
+	dd->tx_max_frames = DRACK_TX_FRAMES;
 	dd->carrier_reason = DRACK_CARRIER_WAITING;
 	dd->client.ops = &drack_client_ops;
 	spin_lock_init(&dd->rx_lock);

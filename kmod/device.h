@@ -33,6 +33,8 @@ struct drack_dev {
 
 	/* TX side, under the netdev tx lock. */
 	u64 kick_pending;			/* peers owed a doorbell check */
+	u32 tx_batched;				/* refs posted since the last one */
+	u32 tx_max_frames;			/* ethtool -C tx-frames */
 	int blocked_peer;			/* ref_queue that stopped us */
 	int blocked_class;			/* Buffer class that stopped us */
 	unsigned long blocked_since;		/* jiffies, blocked_peer's stop */
@@ -144,6 +146,16 @@ u32 drack_rxref_reclaim(struct drack_dev *dd, struct drack_peer *p,
 bool drack_rxref_holding(struct drack_dev *dd);
 /* Leaving: stop tracking what is still held; returns how many. */
 u32 drack_rxref_forget(struct drack_dev *dd);
+
+/*
+ * ethtool -C tx-frames: at most this many references wait for one
+ * doorbell decision while the stack says more frames follow.
+ */
+#define DRACK_TX_FRAMES		64
+
+/* queues.c: the netdev netlink family's view of our queue pair */
+void drack_queues_setup(struct net_device *ndev);
+void drack_queues_set_napi(struct drack_dev *dd, bool on);	/* RTNL */
 
 /* tx.c: wake the queue if what stopped it is gone */
 void drack_tx_maybe_wake(struct drack_dev *dd);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * ethtool: driver info, counters (global, per Buffer class, per peer),
- * rings and channels (read only), rx-copybreak, private flags.
+ * rings and channels (read only), doorbell batching (ethtool -C
+ * tx-frames), rx-copybreak, private flags.
  */
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
@@ -200,6 +201,41 @@ static void drack_get_ringparam(struct net_device *ndev,
 	ring->tx_pending = n;
 }
 
+/*
+ * Coalescing means doorbells here: tx-frames caps how many references
+ * wait for one doorbell decision within a burst (xmit_more). 1 decides
+ * on every frame; the event index still suppresses doorbells a peer
+ * did not ask for.
+ */
+static int drack_get_coalesce(struct net_device *ndev,
+			      struct ethtool_coalesce *ec,
+			      struct kernel_ethtool_coalesce *kec,
+			      struct netlink_ext_ack *extack)
+{
+	struct drack_dev *dd = netdev_priv(ndev);
+
+	ec->tx_max_coalesced_frames = READ_ONCE(dd->tx_max_frames);
+	return 0;
+}
+
+static int drack_set_coalesce(struct net_device *ndev,
+			      struct ethtool_coalesce *ec,
+			      struct kernel_ethtool_coalesce *kec,
+			      struct netlink_ext_ack *extack)
+{
+	struct drack_dev *dd = netdev_priv(ndev);
+	u32 n = ec->tx_max_coalesced_frames;
+	u32 max = dd->pool ? dd->pool->geo.ref_ring_entries : 0;
+
+	if (!n || n > max) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "tx-frames must be 1 to the ref_queue size (ethtool -g)");
+		return -EINVAL;
+	}
+	WRITE_ONCE(dd->tx_max_frames, n);
+	return 0;
+}
+
 /* One queue pair, one NAPI. */
 static void drack_get_channels(struct net_device *ndev,
 			       struct ethtool_channels *ch)
@@ -209,6 +245,9 @@ static void drack_get_channels(struct net_device *ndev,
 }
 
 const struct ethtool_ops drack_ethtool_ops = {
+	.supported_coalesce_params = ETHTOOL_COALESCE_TX_MAX_FRAMES,
+	.get_coalesce = drack_get_coalesce,
+	.set_coalesce = drack_set_coalesce,
 	.get_ringparam = drack_get_ringparam,
 	.get_channels = drack_get_channels,
 	.get_ts_info = ethtool_op_get_ts_info,

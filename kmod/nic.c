@@ -104,6 +104,17 @@ bool drack_nic_pending(struct drack_dev *dd)
 	return pending;
 }
 
+/* Changes less than this apart are flaps; DRACK_NIC_FLAPS of them hold. */
+#define DRACK_NIC_FLAP_GAP	HZ
+#define DRACK_NIC_FLAPS		8
+#define DRACK_NIC_HOLD_MAX	(64 * HZ)
+
+static bool drack_nic_held(struct drack_nic_host *nh, u32 n)
+{
+	return nh->flaps[n] >= DRACK_NIC_FLAPS &&
+	       time_before(jiffies, nh->hold_until[n]);
+}
+
 /* Does this host want the virt_queues of @nic? */
 static bool drack_nic_want_port(struct drack_dev *dd, u32 nic)
 {
@@ -202,6 +213,9 @@ static void drack_nic_reconcile(struct drack_dev *dd)
 				BIT_ULL(dd->host);
 		u32 state = drack_nic_state(pool, n);
 
+		/* Flapping: leave its vNIC and port as they are for now. */
+		if (active && drack_nic_held(nh, n))
+			continue;
 		if (active && !rtnl_dereference(nh->vport[n]) &&
 		    drack_nic_want_port(dd, n) && state == DRACK_NIC_UP)
 			drack_nic_port_attach(dd, n);
@@ -237,6 +251,33 @@ static void drack_nic_work(struct work_struct *work)
  * Heartbeat (RCU, no sleeping): publish our exported NICs' load, watch
  * the owners' heartbeats and run the reconcile work on any change.
  */
+/*
+ * Entry @n changed: does the reconcile work need to hear of it now? Not
+ * while it is held down; a hold grows (1 s to 64 s) while it flaps.
+ */
+static bool drack_nic_note_change(struct drack_nic_host *nh, u32 n)
+{
+	unsigned long hold;
+
+	if (time_before(jiffies, nh->changed_at[n] + DRACK_NIC_FLAP_GAP)) {
+		if (nh->flaps[n] < U8_MAX)
+			nh->flaps[n]++;
+	} else if (!drack_nic_held(nh, n)) {
+		nh->flaps[n] = 0;
+	}
+	nh->changed_at[n] = jiffies;
+	if (nh->flaps[n] < DRACK_NIC_FLAPS)
+		return true;
+	if (!drack_nic_held(nh, n)) {
+		hold = min_t(unsigned long, HZ << min(nh->flaps[n] -
+						      DRACK_NIC_FLAPS, 6),
+			     DRACK_NIC_HOLD_MAX);
+		nh->hold_until[n] = jiffies + hold;
+	}
+	nh->hold_missed[n] = true;
+	return false;
+}
+
 void drack_nic_tick(struct drack_dev *dd)
 {
 	struct drack_nic_host *nh = &dd->nic;
@@ -276,6 +317,10 @@ void drack_nic_tick(struct drack_dev *dd)
 		    le32_to_cpu(READ_ONCE(e->generation)) != nh->seen_gen[n]) {
 			nh->seen_state[n] = fp;
 			nh->seen_gen[n] = le32_to_cpu(READ_ONCE(e->generation));
+			changed |= drack_nic_note_change(nh, n);
+		} else if (nh->hold_missed[n] && !drack_nic_held(nh, n)) {
+			/* Quiet again: act on where it settled. */
+			nh->hold_missed[n] = false;
 			changed = true;
 		}
 	}

@@ -144,6 +144,15 @@ struct drack_nic_host {
 	unsigned long owner_beat_at[DRACK_MAX_NICS];
 	u32 seen_state[DRACK_MAX_NICS];		/* to notice changes fast */
 	u32 seen_gen[DRACK_MAX_NICS];
+	/*
+	 * A NIC entry that keeps changing (a hostile or broken owner) is
+	 * held down: its vNIC and port are neither made nor unmade until
+	 * @hold_until, so flapping costs no netdev churn (nic.c).
+	 */
+	unsigned long changed_at[DRACK_MAX_NICS];
+	unsigned long hold_until[DRACK_MAX_NICS];
+	u8 flaps[DRACK_MAX_NICS];
+	bool hold_missed[DRACK_MAX_NICS];	/* changes seen while held */
 	bool dying;
 	bool moving;			/* between a netns move's two events */
 };

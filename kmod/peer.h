@@ -48,6 +48,13 @@ struct drack_peer {
 	 * consumes and returns again (tx.c, the liveness job).
 	 */
 	bool stalled;
+	/*
+	 * It sent us garbage (drack_peer_judge): its rings here are left
+	 * alone until @quiet_until, for @quiet_ms that double while it goes
+	 * on. rx_lock.
+	 */
+	unsigned long quiet_until;
+	u32 quiet_ms;
 	struct drack_ring ref_out;	/* our ref_queue at the peer */
 	struct drack_ring ref_in;	/* its ref_queue here */
 	struct drack_ring ret_out;	/* its Buffers we hand back */
@@ -75,6 +82,23 @@ bool drack_peer_alive(const struct drack_peer *p);
  */
 bool drack_peer_ref_valid(const struct drack_peer *p,
 			  const struct drack_ref *ref, u32 *buf_size);
+
+/*
+ * A poll of its rings refused @bad of @n entries. A burst of garbage
+ * (DRACK_PEER_BAD_BURST or more, and most of what it sent) starts or
+ * doubles a backoff, 1 ms to 1 s, during which its rings are not read: a
+ * hostile peer costs us one burst per backoff, not a CPU. A healthy peer
+ * never sends a burst of garbage; a clean poll ends the backoff. Returns
+ * true if a backoff starts. rx_lock held.
+ */
+#define DRACK_PEER_BAD_BURST	16
+#define DRACK_PEER_QUIET_MAX_MS	1000
+bool drack_peer_judge(struct drack_peer *p, u32 bad, u32 n);
+
+static inline bool drack_peer_quiet(const struct drack_peer *p)
+{
+	return p->quiet_ms && time_before(jiffies, READ_ONCE(p->quiet_until));
+}
 
 /* Hand Buffer @off back (rx_lock held): push on ret_out, no flush. */
 static inline void drack_peer_return(struct drack_peer *p, __le64 off)

@@ -93,8 +93,10 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 	bool alive, valid, held, blocked = false;
 	struct drack_ref ref;
 	int n, space, done = 0;
-	u32 size;
+	u32 size, nbad = 0;
 
+	if (drack_peer_quiet(p))
+		return 0;
 	alive = drack_peer_alive(p);
 	space = alive ? drack_rx_ret_space(p) : 0;
 	/* Buffers the stack let go of first: they free the ring's room too. */
@@ -104,6 +106,7 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 	if (n < 0) {
 		drack_stat_inc(&dd->stats, DRACK_S_RX_BAD_RING);
 		drack_peer_count_bad(&p->rx);
+		nbad = DRACK_PEER_BAD_BURST;
 		n = 0;
 	}
 
@@ -124,6 +127,7 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 		if (!valid) {
 			drack_stat_inc(&dd->stats, DRACK_S_RX_BAD_DESC);
 			drack_peer_count_bad(&p->rx);
+			nbad++;
 		} else if (deliver) {
 			drack_stat_inc(&dd->stats, DRACK_S_RX_REFS);
 			/* Held only if it can be handed back later. */
@@ -141,6 +145,8 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 	}
 	if (done)
 		drack_ring_consume(&p->ref_in, done);
+	if (drack_peer_judge(p, nbad, max_t(u32, done, nbad)))
+		drack_stat_inc(&dd->stats, DRACK_S_RX_PEER_BACKOFFS);
 	/* The owner takes returns back lazily: wake it when we are stuck. */
 	if (drack_ring_flush(&p->ret_out) || blocked) {
 		drack_stat_inc(&dd->stats, DRACK_S_RET_DOORBELLS);
@@ -151,20 +157,32 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 
 void drack_rx_drain_returns(struct drack_dev *dd)
 {
-	u64 ok = 0, bad = 0;
+	u64 ok = 0, bad = 0, pok, pbad;
+	struct drack_peer *p;
+	int garbage;
 	u32 peer;
 
 	/* Every ring, not just present peers: one that left returned ours. */
 	for (peer = 0; peer < dd->nhosts; peer++) {
 		if (peer == dd->host)
 			continue;
+		p = &dd->peers[peer];
 		/* Held Buffers of an owner gone: it took them back already. */
-		if (dd->peers[peer].held.n &&
-		    !drack_peer_alive(&dd->peers[peer]))
-			drack_rxref_reclaim(dd, &dd->peers[peer], false, NULL);
-		if (drack_peer_take_returns(&dd->peers[peer], &dd->alloc,
-					    &ok, &bad))
+		if (p->held.n && !drack_peer_alive(p))
+			drack_rxref_reclaim(dd, p, false, NULL);
+		if (drack_peer_quiet(p))
+			continue;
+		pok = 0;
+		pbad = 0;
+		garbage = drack_peer_take_returns(p, &dd->alloc, &pok, &pbad);
+		if (garbage)
 			drack_stat_inc(&dd->stats, DRACK_S_RX_BAD_RING);
+		if (garbage ? drack_peer_judge(p, DRACK_PEER_BAD_BURST,
+					       DRACK_PEER_BAD_BURST) :
+			      drack_peer_judge(p, pbad, pok + pbad))
+			drack_stat_inc(&dd->stats, DRACK_S_RX_PEER_BACKOFFS);
+		ok += pok;
+		bad += pbad;
 	}
 	if (ok)
 		drack_stat_add(&dd->stats, DRACK_S_RET_OK, ok);
@@ -237,7 +255,8 @@ static bool drack_rx_arm(struct drack_dev *dd)
 	u64 m;
 
 	drack_for_each_peer(dd, peer, m)
-		if (drack_ring_arm(&dd->peers[peer].ref_in) &&
+		if (!drack_peer_quiet(&dd->peers[peer]) &&
+		    drack_ring_arm(&dd->peers[peer].ref_in) &&
 		    (drack_ring_used(&dd->peers[peer].ret_out) <
 		     dd->peers[peer].ret_out.size ||
 		     !drack_peer_alive(&dd->peers[peer])))
@@ -245,7 +264,7 @@ static bool drack_rx_arm(struct drack_dev *dd)
 	if (!drack_rx_want_returns(dd))
 		return pending;
 	for (peer = 0; peer < dd->nhosts; peer++)
-		if (peer != dd->host)
+		if (peer != dd->host && !drack_peer_quiet(&dd->peers[peer]))
 			pending |= drack_ring_arm(&dd->peers[peer].ret_in);
 	return pending;
 }

@@ -44,6 +44,9 @@ const struct drack_stat_desc drack_stat_table[DRACK_S_NR] = {
 	DRACK_STAT_ROW(RX_COPIED, "rx_copied"),
 	DRACK_STAT_ROW(RX_COPYBREAK, "rx_copybreak"),
 	DRACK_STAT_ROW(RX_HELD, "rx_held"),
+	DRACK_STAT_ROW(TX_STOPS, "tx_stops"),
+	DRACK_STAT_ROW(TX_WAKES, "tx_wakes"),
+	DRACK_STAT_ROW(RX_PEER_BACKOFFS, "rx_peer_backoffs"),
 };
 
 int drack_counters_init(struct drack_counters *c, unsigned int n)

@@ -40,6 +40,9 @@ enum drack_dev_stat {
 	DRACK_S_RX_COPIED,		/* copied: no pages, or a peer's cap */
 	DRACK_S_RX_COPYBREAK,		/* copied: under rx-copybreak */
 	DRACK_S_RX_HELD,		/* a gauge: Buffers skbs hold now */
+	DRACK_S_TX_STOPS,		/* the queue stopped, for any reason */
+	DRACK_S_TX_WAKES,
+	DRACK_S_RX_PEER_BACKOFFS,	/* a peer's garbage left alone a while */
 	DRACK_S_PCPU_NR,
 	/* control path */
 	DRACK_S_SECTION_REQUESTS = DRACK_S_PCPU_NR,

@@ -41,6 +41,7 @@ static void drack_tx_flush(struct drack_dev *dd)
 {
 	int p;
 
+	dd->tx_batched = 0;
 	while (dd->kick_pending) {
 		p = __ffs64(dd->kick_pending);
 		dd->kick_pending &= ~BIT_ULL(p);
@@ -132,6 +133,8 @@ static void drack_tx_broadcast(struct drack_dev *dd, struct sk_buff *skb,
 
 static void drack_tx_stop(struct drack_dev *dd, int peer, int buf_class)
 {
+	if (!netif_queue_stopped(dd->ndev))
+		drack_stat_inc(&dd->stats, DRACK_S_TX_STOPS);
 	netif_stop_queue(dd->ndev);
 	if (peer != DRACK_NO_BLOCK && peer != dd->blocked_peer)
 		dd->blocked_since = jiffies;
@@ -195,7 +198,8 @@ sent:
 	skb_tx_timestamp(skb);
 	drack_stat_inc(&dd->stats, DRACK_S_TX_PACKETS);
 	drack_stat_add(&dd->stats, DRACK_S_TX_BYTES, len);
-	if (!netdev_xmit_more() || netif_queue_stopped(ndev))
+	if (!netdev_xmit_more() || netif_queue_stopped(ndev) ||
+	    ++dd->tx_batched >= READ_ONCE(dd->tx_max_frames))
 		drack_tx_flush(dd);
 	dev_consume_skb_any(skb);
 	return NETDEV_TX_OK;
@@ -237,8 +241,10 @@ bool drack_tx_check_stall(struct drack_dev *dd, int *changed)
 	    time_after(jiffies, dd->blocked_since + timeout)) {
 		WRITE_ONCE(dd->peers[p].stalled, true);
 		dd->blocked_peer = DRACK_NO_BLOCK;
-		if (dd->blocked_class == DRACK_NO_BLOCK)
+		if (dd->blocked_class == DRACK_NO_BLOCK) {
+			drack_stat_inc(&dd->stats, DRACK_S_TX_WAKES);
 			netif_wake_queue(ndev);
+		}
 		*changed = p;
 		stalled = true;
 		goto out;
@@ -283,6 +289,7 @@ void drack_tx_maybe_wake(struct drack_dev *dd)
 	if (wake) {
 		dd->blocked_peer = DRACK_NO_BLOCK;
 		dd->blocked_class = DRACK_NO_BLOCK;
+		drack_stat_inc(&dd->stats, DRACK_S_TX_WAKES);
 		netif_wake_queue(ndev);
 	}
 	netif_tx_unlock(ndev);

@@ -112,4 +112,7 @@ const char *const dl_stat_names[DRACK_STAT_MAX + 1] = {
 	[DRACK_STAT_RX_COPIED] = "rx_copied",
 	[DRACK_STAT_RX_COPYBREAK] = "rx_copybreak",
 	[DRACK_STAT_RX_HELD] = "rx_held",
+	[DRACK_STAT_TX_STOPS] = "tx_stops",
+	[DRACK_STAT_TX_WAKES] = "tx_wakes",
+	[DRACK_STAT_RX_PEER_BACKOFFS] = "rx_peer_backoffs",
 };

@@ -4,7 +4,8 @@
 # guest-612.sh [TEST...]: guest tests on Debian's 6.12 kernel, with the
 # module `make check-612` built (.build-612/kmod/drack.ko). Default: the
 # tests whose kernel interfaces differ most between 6.1 and 6.12 (skb
-# frags and page references, ethtool, netdev lifetime).
+# frags and page references, ethtool, netdev lifetime, the netdev
+# family's queues and qstats with the kernel's own driver tests).
 #
 # The guest runs them the kselftest way, `make -C tests run_tests T=...`
 # (kselftest's runner.sh, tests/settings), so `make check` exercises that
@@ -18,11 +19,12 @@ k612=$(cd /lib/modules && ls -d 6.12.*+deb12-amd64 2>/dev/null | sort -V | tail 
 ko=$PWD/.build-612/kmod/drack.ko
 [[ -n $k612 && -e /boot/vmlinuz-$k612 ]] || { echo "no 6.12 kernel image (tests/install-deps.sh)"; exit 1; }
 [[ -e $ko ]] || { echo "no $ko: run make check-612"; exit 1; }
-(($#)) || set -- basic byref lifetime
+bash tests/kernel-selftests.sh >/dev/null	# for drv_net
+(($#)) || set -- basic byref lifetime drv_net
 out=$(mktemp "${TMPDIR:-/tmp}/drack-612.XXXXXX")
 trap 'rm -f "$out"' EXIT
 rc=0
-tools/rack/run-guest.sh --kver "$k612" --timeout 900 --name drack-612 -- \
+tools/rack/run-guest.sh --kver "$k612" --timeout "${DRACK_GUEST_TIMEOUT:-900}" --name drack-612 -- \
 	"set -o pipefail; DRACK_KO=$ko make -s -C tests run_tests T='$*' | bash tests/vm/ktap-summary.sh" |
 	tee "$out" || rc=${PIPESTATUS[0]}
 if grep -qE '^ok [0-9]+ selftests: .*# SKIP' "$out"; then

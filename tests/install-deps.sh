@@ -16,7 +16,7 @@ pkgs=(
 	libnl-3-dev libnl-genl-3-dev pkg-config python3 procps psmisc
 	clang libbpf-dev bpftool libjson-c-dev
 	ndctl daxctl mptcpize
-	linux-source-6.12 python3-yaml python3-jsonschema linux-perf tcpdump
+	linux-source-6.12 python3-yaml python3-jsonschema linux-perf tcpdump socat
 	rsync
 )
 

@@ -27,8 +27,27 @@ demo_end() {
 	rack_stop_all || DEMO_FAILED+=("a VM reported a problem (logs in $STATE)")
 }
 
+# demo_rtt FILE: ping's average round trip, from its rtt line
+demo_rtt() { awk -F'/' '/^rtt|^round-trip/ { printf "%s ms", $5 }' "$1"; }
+
+# What ran where and what it measured (rack_demo's locals).
+demo_summary() {
+	local row='%-30s %-16s %s\n' r=${redis# }
+	demo_say "summary"
+	# shellcheck disable=SC2059
+	{
+		printf "$row" WHAT WHERE RESULT
+		printf "$row" "ping IPv4, 3 probes" "VM 1 -> VM 0" "rtt avg ${rtt4:-?}"
+		printf "$row" "ping IPv6, 3 probes" "VM 1 -> VM 0" "rtt avg ${rtt6:-?}"
+		printf "$row" "iperf3 TCP, 10 s" "VM 1 -> VM 0" "${iperf:-?}"
+		printf "$row" "redis-benchmark SET, GET" "VM 1 -> VM 0" "${r:-?}"
+		printf "$row" "receive by reference" "VM 0" "${byref:-?}"
+		printf "$row" "Sections granted by drack-fmd" "VM 0 (fmd)" "${sections:-?}"
+	}
+}
+
 rack_demo() {
-	local i n v4 v6 t0=$SECONDS iperf='' redis='' byref=''
+	local i n v4 v6 t0=$SECONDS iperf='' redis='' byref='' rtt4='' rtt6='' sections=''
 	RACK_DIR_OPT=${RACK_DIR_OPT:-/run/drack-rack-demo}
 	rack_parse_start "$@"
 	rack_need_root
@@ -54,8 +73,10 @@ rack_demo() {
 
 	demo_say "ping from every VM to VM 0 ($v4, $v6) over rack0"
 	for ((i = 1; i < n; i++)); do
-		demo_x "$i" "timeout 60 ping -c 3 -q $v4 | tail -n 2"
-		demo_x "$i" "timeout 60 ping -6 -c 3 -q $v6 | tail -n 2"
+		demo_x "$i" "timeout 60 ping -c 3 -q $v4 | tail -n 2" && ((i == 1)) &&
+			rtt4=$(demo_rtt "$STATE/demo/last.out")
+		demo_x "$i" "timeout 60 ping -6 -c 3 -q $v6 | tail -n 2" && ((i == 1)) &&
+			rtt6=$(demo_rtt "$STATE/demo/last.out")
 	done
 
 	demo_say "iperf3: VM 1 sends to VM 0 for 10 s (TCP over rack0)"
@@ -79,6 +100,8 @@ rack_demo() {
 		byref=$(awk -F': *' '/rx_refs/ { r = $2 } /rx_byref/ { b = $2 } END { if (r) printf "%d of %d frames (%d%%)", b, r, 100 * b / r }' "$STATE/demo/last.out")
 	demo_say "Sections granted by drack-fmd (VM 0)"
 	grep 'granted Section' "$(node_dir 0)/fmd.log" | tail -n 12
+	sections=$(awk '/granted Section/ { for (i = 1; i < NF; i++) if ($i == "host") n[$(i + 1)]++ }
+		END { for (h = 0; h < 64; h++) if (h in n) { printf "%sVM %d: %d", sep, h, n[h]; sep = ", " } }' "$(node_dir 0)/fmd.log")
 
 	demo_end
 	echo
@@ -86,6 +109,7 @@ rack_demo() {
 		printf 'demo: FAILED: %s\n' "${DEMO_FAILED[@]}"
 		return 1
 	fi
+	demo_summary
 	echo "demo: ok ($((SECONDS - t0)) s): $n VMs on one $RACK_TRANSPORT pool; iperf3 VM 1 -> VM 0: ${iperf:-?};" \
 		"redis-benchmark${redis:- ?}; VM 0 received by reference ${byref:-?}"
 }
