@@ -10,8 +10,10 @@
 #   guest-suite.sh --list
 #
 # --first N numbers the result lines from N and --no-header omits the
-# KTAP header and plan (tests/run-all.sh prints them). Exits non-zero if
-# any test failed.
+# KTAP header and plan (tests/run-all.sh prints them). --timeout defaults
+# to the kselftest runner's, tests/settings. Exits non-zero if any test
+# failed; a test that skips itself (exit 4, kselftest's skip: no root, no
+# module) fails here, as every test must run in the guest.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
@@ -26,7 +28,8 @@ all_tests() {
 	done
 }
 
-first=1 header=1 per_test=360 tests=()
+per_test=$(sed -n 's/^timeout=\([0-9][0-9]*\)$/\1/p' tests/settings 2>/dev/null)
+first=1 header=1 per_test=${per_test:-360} tests=()
 while (($#)); do
 	case $1 in
 	--list) all_tests; exit 0 ;;
@@ -64,6 +67,7 @@ for t in "${tests[@]}"; do
 	timeout -k 15 "$per_test" bash "tests/net/$t.sh" 2>&1 | sed -u 's/^/    /'
 	rc=${PIPESTATUS[0]}
 	((rc == 124)) && echo "# $t: killed after ${per_test} s"
+	((rc == 4)) && echo "# $t: skipped itself (rc 4), see above"
 	echo "# $t: rc $rc, $((SECONDS - t0)) s"
 	if ((rc == 0)); then
 		echo "ok $n $t"

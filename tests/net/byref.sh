@@ -24,7 +24,7 @@
 
 ktap_plan 12
 
-STREAM=(python3 "$DRACK_TOP/tests/net/stream.py")
+STREAM=(python3 "$DRACK_TESTDIR/stream.py")
 PARAM=/sys/module/drack/parameters
 PORT=5301
 # A non-reading receiver may be sent as much as its buffer allows.

@@ -17,7 +17,7 @@
 # bogus returns (bad_returns_counted), or crashes/warns (dmesg_clean).
 . "$(dirname "$0")/lib.sh"
 
-PROG=$DRACK_TOP/tests/pool/corrupt
+PROG=$DRACK_POOL_BIN/corrupt
 OUT=$DRACK_LOGDIR/corrupt.out
 
 ktap_plan 13

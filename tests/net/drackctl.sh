@@ -27,7 +27,6 @@
 # SIGINT.
 . "$(dirname "$0")/lib.sh"
 
-DRACKCTL=${DRACKCTL:-$DRACK_TOP/tools/drackctl/drackctl}
 
 ktap_plan 28
 

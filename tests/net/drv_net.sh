@@ -30,8 +30,8 @@
 ktap_plan 12
 drack_setup 2 || ktap_finish
 
-KSRC=$DRACK_TOP/tests/.linux-6.12/linux-source-6.12
-ynl() { in_ns h0 python3 "$DRACK_TOP/tests/net/ynl.py" "$KSRC" "$@"; }
+KSRC=${DRACK_KSRC:-$DRACK_TOP/tests/.linux-6.12/linux-source-6.12}
+ynl() { in_ns h0 python3 "$DRACK_TESTDIR/ynl.py" "$KSRC" "$@"; }
 
 tx_frames() { in_ns h0 ethtool -c rack0 | awk '$1 == "tx-frames:" { print $2 }'; }
 

@@ -32,7 +32,6 @@
 
 ktap_plan 17
 
-DRACKCTL=$DRACK_TOP/tools/drackctl/drackctl
 FMD_LOG=$DRACK_LOGDIR/fmd.log
 
 start_fmd() {

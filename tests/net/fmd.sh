@@ -31,7 +31,6 @@
 
 ktap_plan 15
 
-DRACKCTL=$DRACK_TOP/tools/drackctl/drackctl
 QUOTA=3
 FMD_LOG=$DRACK_LOGDIR/fmd.log
 FMD_LOG2=$DRACK_LOGDIR/fmd2.log

@@ -38,7 +38,7 @@
 # kernel warnings (buffers_home, teardown, dmesg_clean).
 . "$(dirname "$0")/lib.sh"
 
-PROG=$DRACK_TOP/tests/pool/genl
+PROG=$DRACK_POOL_BIN/genl
 REGIONS=2	# ram_regions, the module's default
 POOL_MB=32	# 16 Sections: 55 hosts and more do not fit (a POOL_FORMAT case)
 

@@ -28,7 +28,7 @@
 
 REFS=${HOSTILE_REFS:-1000000}
 RATE=${HOSTILE_RATE:-100000}
-HOSTILE=$DRACK_TOP/tests/pool/hostile
+HOSTILE=$DRACK_POOL_BIN/hostile
 
 ktap_plan 15
 setup_hostile() {
@@ -170,7 +170,7 @@ ktap_check oversize attack oversize expect_oversize oversize && diag "$(cat "$DR
 
 # F is gone: the pool is as the healthy hosts and the FM left it.
 pool_clean() {
-	"$DRACK_TOP/tools/drackctl/drackctl" -j host show | python3 -c 'import json, sys
+	"$DRACKCTL" -j host show | python3 -c 'import json, sys
 ids = [h["host"] for h in json.load(sys.stdin)]
 print("hosts in the pool:", ids)
 assert ids == [0, 1], ids'

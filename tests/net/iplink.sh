@@ -19,8 +19,7 @@
 # (plugin_less).
 . "$(dirname "$0")/lib.sh"
 
-DRACKCTL=$DRACK_TOP/tools/drackctl/drackctl
-export IP_LIB_DIR=$DRACK_TOP/tools/ip
+export IP_LIB_DIR=$DRACK_IP_LIB_DIR
 NO_PLUGIN=$DRACK_LOGDIR/no-plugin	# an IP_LIB_DIR without link_drack.so
 mkdir -p "$NO_PLUGIN"
 

@@ -26,7 +26,6 @@
 
 ktap_plan 11
 
-DRACKCTL=$DRACK_TOP/tools/drackctl/drackctl
 FMD_LOG=$DRACK_LOGDIR/fmd.log
 PARAM=/sys/module/drack/parameters
 

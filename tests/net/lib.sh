@@ -4,17 +4,24 @@
 # Helpers for the drack netns tests; source it from a test script:
 #   . "$(dirname "$0")/lib.sh"
 #
-# Every test script runs as root in a QEMU guest (tests/guest-suite.sh),
-# sets up and tears down everything itself and prints KTAP on stdout:
+# Every test script runs as root in a QEMU guest (tests/guest-suite.sh) or
+# under kselftest's runner (make -C tests run_tests, run_kselftest.sh: cwd =
+# the script's folder, here or installed), sets up and tears down everything
+# itself and prints KTAP on stdout. Exit status as in kselftest: 0 pass, 1
+# fail, 4 (KSFT_SKIP) skipped: not root, or no drack.ko to load.
 #
-#   ktap_plan N                  KTAP header and plan
+#   ktap_plan N                  KTAP header and plan; skips the whole test
+#                                (1..0 # SKIP, exit 4) when it cannot run
 #   ktap_ok NAME / ktap_fail NAME WHY... / ktap_skip NAME WHY
 #   ktap_check NAME CMD...       ok if CMD succeeds, else not ok with its output
-#   ktap_finish                  reports planned tests never run as failed, exits
+#   ktap_skip_all WHY            1..0 # SKIP WHY, exit 4
+#   ktap_finish                  reports planned tests never run as failed, the
+#                                totals; exits 0, 1, or 4 if all were skipped
 #
 #   drack_setup N [MTU] [PARAMS] insmod, fmd, N hosts h0..hN-1 (one KTAP result)
-#   drack_load [PARAMS...]       insmod kmod/drack.ko PARAMS
-#   drack_start_fmd              tools/drack-fmd/drack-fmd -v in the background
+#   drack_load [PARAMS...]       insmod $DRACK_KO PARAMS (modprobe drack PARAMS
+#                                when DRACK_KO is empty)
+#   drack_start_fmd              $DRACK_FMD -v in the background
 #   drack_hosts N [MTU]          netns h0..hN-1 with rack0 up, 198.18.0.(i+1)/24,
 #                                2001:db8:d7::(i+1)/64
 #   drack_stat NS NAME [DEV]     one ethtool -S counter
@@ -41,8 +48,13 @@
 #   wait_for SECS CMD...         poll CMD every 0.1 s
 #   in_ns NS CMD...; ip4 I; ip6 I; host_mac I [POOL]
 #
-# Env: DRACK_KO, DRACK_FMD (default: the tree's kmod/drack.ko and
-# tools/drack-fmd/drack-fmd), DRACK_LOGDIR (/tmp/drack-test/TEST: logs, iperf3 JSON).
+# Env: DRACK_KO (the module to insmod; empty: modprobe drack), DRACK_FMD,
+# DRACKCTL; DRACK_LOGDIR (/tmp/drack-test/TEST: logs, iperf3 JSON). Defaults,
+# in the source tree: kmod/drack.ko (or, not built, an installed module),
+# tools/drack-fmd/drack-fmd, tools/drackctl/drackctl, tools/ip/link_drack.so
+# (DRACK_IP_LIB_DIR), tests/pool/* (DRACK_POOL_BIN). Installed (make -C tests
+# install): the installed module and tools (PATH, ip's own plugin folder),
+# the pool programs and addr.sh next to this file (DRACK_TESTDIR).
 #
 # Only guest-local addresses: 198.18.0.0/24 and 2001:db8:d7::/64, and every
 # client (ping, iperf3, curl, redis-benchmark) runs under `timeout`.
@@ -50,17 +62,39 @@
 set -u
 set -o pipefail
 
-DRACK_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-DRACK_KO=${DRACK_KO:-$DRACK_TOP/kmod/drack.ko}
-DRACK_FMD=${DRACK_FMD:-$DRACK_TOP/tools/drack-fmd/drack-fmd}
+# Where this file is (-P: the runner may reach it through a symlink).
+DRACK_TESTDIR=$(cd -P "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [[ -e $DRACK_TESTDIR/../../tools/rack/addr.sh ]]; then	# the source tree
+	DRACK_TOP=$(cd -P "$DRACK_TESTDIR/../.." && pwd)
+	if [[ -z ${DRACK_KO+set} ]]; then	# not built: modprobe an installed one
+		DRACK_KO=$DRACK_TOP/kmod/drack.ko
+		[[ -e $DRACK_KO ]] || DRACK_KO=
+	fi
+	DRACK_FMD=${DRACK_FMD:-$DRACK_TOP/tools/drack-fmd/drack-fmd}
+	DRACKCTL=${DRACKCTL:-$DRACK_TOP/tools/drackctl/drackctl}
+	DRACK_IP_LIB_DIR=${DRACK_IP_LIB_DIR:-$DRACK_TOP/tools/ip}
+	DRACK_POOL_BIN=${DRACK_POOL_BIN:-$DRACK_TOP/tests/pool}
+	DRACK_ADDR_SH=$DRACK_TOP/tools/rack/addr.sh
+else					# installed by make -C tests install
+	DRACK_TOP=
+	DRACK_KO=${DRACK_KO-}
+	DRACK_FMD=${DRACK_FMD:-$(command -v drack-fmd || echo drack-fmd)}
+	DRACKCTL=${DRACKCTL:-$(command -v drackctl || echo drackctl)}
+	if [[ -z ${DRACK_IP_LIB_DIR:-} ]]; then
+		DRACK_IP_LIB_DIR=$(ls -d /usr/lib/*/ip/link_drack.so /usr/lib/ip/link_drack.so 2>/dev/null | head -n 1)
+		DRACK_IP_LIB_DIR=$(dirname "${DRACK_IP_LIB_DIR:-/usr/lib/ip/link_drack.so}")
+	fi
+	DRACK_POOL_BIN=${DRACK_POOL_BIN:-$DRACK_TESTDIR}
+	DRACK_ADDR_SH=$DRACK_TESTDIR/addr.sh
+fi
 DRACK_TEST=${DRACK_TEST:-$(basename "$0" .sh)}
 DRACK_POOL_DEV=/dev/drack_pool0
 # DRACK_NET4, DRACK_NET6, ip4, ip6, host_mac: rack0's addressing, one copy
 # shared with the rack launcher
 # shellcheck source=../../tools/rack/addr.sh
-. "$DRACK_TOP/tools/rack/addr.sh"
+. "$DRACK_ADDR_SH"
 DRACK_LOGDIR=${DRACK_LOGDIR:-/tmp/drack-test/$DRACK_TEST}
-mkdir -p "$DRACK_LOGDIR"
+mkdir -p "$DRACK_LOGDIR" 2>/dev/null
 
 DRACK_HOSTS=()		# netns names of live drack hosts
 DRACK_NETNS=()		# every netns we created
@@ -73,11 +107,48 @@ BG_PID=
 # ---- KTAP ---------------------------------------------------------------
 
 KTAP_PLAN=0 KTAP_N=0 KTAP_PASS=0 KTAP_FAIL=0 KTAP_SKIP=0
+# kselftest's exit codes (kselftest.h, kselftest/ktap_helpers.sh)
+KSFT_PASS=0 KSFT_FAIL=1 KSFT_SKIP=4
+
+# Why this test cannot run here (empty: it can): root, and a module to load.
+drack_cannot_run() {
+	# A module named by DRACK_KO but absent fails, in drack_load.
+	if ((EUID != 0)); then
+		echo "needs root"
+	elif [[ -z $DRACK_KO ]] && ! modinfo drack >/dev/null 2>&1; then
+		if [[ -n $DRACK_TOP ]]; then
+			echo "no $DRACK_TOP/kmod/drack.ko (make) and no drack module installed"
+		else
+			echo "no drack module installed (modinfo drack); DRACK_KO=PATH names one"
+		fi
+	fi
+}
+
+# ktap_skip_all WHY: the whole test skipped (KTAP "1..0 # SKIP"), exit 4
+ktap_skip_all() {
+	echo "1..0 # SKIP $*"
+	DRACK_CLEANED=1		# nothing of ours to clean up
+	exit $KSFT_SKIP
+}
 
 ktap_plan() {
+	local why
 	KTAP_PLAN=$1
 	echo "KTAP version 1"
+	# Only for the scripts beside this file, not tests/multi's (their VMs
+	# load a module of their own).
+	if [[ $(cd -P "$(dirname "$0")" && pwd) != "$DRACK_TESTDIR" ]]; then
+		echo "1..$1"
+		return
+	fi
+	why=$(drack_cannot_run)
+	[[ -z $why ]] || ktap_skip_all "$DRACK_TEST: $why"
 	echo "1..$1"
+	if [[ -n $DRACK_KO ]]; then
+		diag "module: $DRACK_KO"
+	else
+		diag "module: modprobe drack ($(modinfo -n drack 2>/dev/null))"
+	fi
 }
 
 diag() {
@@ -128,8 +199,14 @@ ktap_finish() {
 		ktap_fail "not_run_$((KTAP_N + 1))" "test aborted before this point"
 	done
 	diag "$DRACK_TEST: $KTAP_PASS passed, $KTAP_FAIL failed, $KTAP_SKIP skipped"
-	((KTAP_FAIL == 0 && KTAP_N == KTAP_PLAN))
-	exit $?
+	# the totals line of kselftest.h's ksft_print_cnts()
+	diag "Totals: pass:$KTAP_PASS fail:$KTAP_FAIL xfail:0 xpass:0 skip:$KTAP_SKIP error:0"
+	if ((KTAP_FAIL || KTAP_N != KTAP_PLAN)); then
+		exit $KSFT_FAIL
+	elif ((KTAP_PASS == 0 && KTAP_SKIP > 0)); then
+		exit $KSFT_SKIP
+	fi
+	exit $KSFT_PASS
 }
 
 log() { diag "$*"; }
@@ -170,7 +247,7 @@ kill_pid() {
 	return 0
 }
 
-kmsg() { echo "drack-test: $*" >/dev/kmsg 2>/dev/null || true; }
+kmsg() { { echo "drack-test: $*" >/dev/kmsg; } 2>/dev/null || true; }
 
 # ---- module, fmd, hosts -----------------------------------------------------
 
@@ -194,9 +271,14 @@ drack_reset() {
 }
 
 drack_load() {
-	[[ -e $DRACK_KO ]] || { echo "no $DRACK_KO: run make first"; return 1; }
-	drack_reset
-	insmod "$DRACK_KO" "$@" || { echo "insmod $DRACK_KO $* failed"; return 1; }
+	if [[ -z $DRACK_KO ]]; then
+		drack_reset
+		modprobe drack "$@" || { echo "modprobe drack $* failed"; return 1; }
+	else
+		[[ -e $DRACK_KO ]] || { echo "no $DRACK_KO: run make first"; return 1; }
+		drack_reset
+		insmod "$DRACK_KO" "$@" || { echo "insmod $DRACK_KO $* failed"; return 1; }
+	fi
 	DRACK_LOADED=1
 	wait_for 5 test -c "$DRACK_POOL_DEV" || { echo "$DRACK_POOL_DEV did not appear"; return 1; }
 }

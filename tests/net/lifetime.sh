@@ -16,7 +16,6 @@
 # a work queued on the half-made netdev (dmesg_clean, and a KASAN kernel).
 . "$(dirname "$0")/lib.sh"
 
-DRACKCTL=$DRACK_TOP/tools/drackctl/drackctl
 
 ktap_plan 8
 

@@ -12,7 +12,6 @@
 #   vnic_addr NS DEV IP T   IP on DEV with a routing table T of its own
 #   nic_wait_vnics          until h0 and h1 have rack0v0 and rack0v1 up
 
-DRACKCTL=$DRACK_TOP/tools/drackctl/drackctl
 X=10.9.0
 
 # Several vNICs share one subnet: a socket bound to IP must leave by DEV.

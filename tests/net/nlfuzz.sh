@@ -45,8 +45,7 @@
 # leaked reference that keeps the module loaded (teardown).
 . "$(dirname "$0")/lib.sh"
 
-PROG=$DRACK_TOP/tests/pool/nlfuzz
-DRACKCTL=$DRACK_TOP/tools/drackctl/drackctl
+PROG=$DRACK_POOL_BIN/nlfuzz
 N=${NLFUZZ_N:-100000}
 SEED=${NLFUZZ_SEED:-$(( $(date +%s%N) % 1000000007 ))}
 NS=h0

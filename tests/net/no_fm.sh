@@ -21,8 +21,7 @@
 # used or carrier not back (fmd_late_start, granted).
 . "$(dirname "$0")/lib.sh"
 
-DRACKCTL=$DRACK_TOP/tools/drackctl/drackctl
-IP_PLUGIN=$DRACK_TOP/tools/ip
+IP_PLUGIN=$DRACK_IP_LIB_DIR
 
 ktap_plan 14
 

@@ -16,7 +16,6 @@
 # a refusal that still changed the pool (nothing_changed).
 . "$(dirname "$0")/lib.sh"
 
-DRACKCTL=$DRACK_TOP/tools/drackctl/drackctl
 
 ktap_plan 7
 

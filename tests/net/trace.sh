@@ -20,7 +20,6 @@
 
 ktap_plan 17
 
-DRACKCTL=$DRACK_TOP/tools/drackctl/drackctl
 T=/sys/kernel/tracing
 EVENTS=(drack_xmit drack_receive drack_buf_return drack_section_grant
 	drack_section_revoke drack_section_free drack_host_state
