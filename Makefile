@@ -16,6 +16,10 @@
 # make bench-vms   rack0 vs virtio-net between two VMs
 # make bench-nic   the NIC pool: one host's inter-rack throughput through
 #                  the pool vs its own NIC, all-to-all fairness (2 racks x 2 VMs)
+# make deb      the Debian packages (debian/) with dpkg-buildpackage -us -uc -b,
+#               built in a scratch copy of this tree: .build-deb/*.deb
+# make deb-check  make deb, then install them in a guest and run a two-host
+#               rack from the installed paths only (tests/pkg/packages.sh)
 
 KVER ?= $(shell ls -1 /lib/modules 2>/dev/null | grep '^6\.1\.' | sort -V | tail -n 1)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -27,7 +31,7 @@ USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -I$(CURDIR)/kmod -I$(CURDIR)/lib
 
 export CC CFLAGS USER_CFLAGS
 
-.PHONY: all kmod lib tools tests-bin unit netlink-gen dkms-install check check-612 demo demo-netns bench bench-vms bench-nic bench-stages clean install
+.PHONY: all kmod lib tools tests-bin unit netlink-gen dkms-install check check-612 demo demo-netns bench bench-vms bench-nic bench-stages clean install deb deb-check
 
 all: kmod lib tools tests-bin
 
@@ -106,3 +110,21 @@ clean:
 	-$(MAKE) -C tests clean
 	-$(MAKE) -C tests/unit clean
 	rm -rf .build-612
+
+# The packages are built from a copy of the tracked and new (not ignored)
+# files: dpkg-buildpackage cleans the tree it builds in, this one keeps its
+# build. The copy's .gitignore hides the directory from git. Nothing of this
+# make's exported flags (USER_CFLAGS names this tree's headers) reaches it.
+DEB_DIR := $(CURDIR)/.build-deb
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	echo '*' >$(DEB_DIR)/.gitignore
+	git ls-files -z --cached --others --exclude-standard | \
+		tar --null --ignore-failed-read -cf - -T - | tar -xf - -C $(DEB_DIR)/src
+	cd $(DEB_DIR)/src && env -u CC -u CFLAGS -u USER_CFLAGS -u MAKEFLAGS -u MAKELEVEL \
+		dpkg-buildpackage -us -uc -b
+	rm -rf $(DEB_DIR)/src
+	@ls -1 $(DEB_DIR)/*.deb
+
+deb-check:
+	bash tests/pkg/packages.sh

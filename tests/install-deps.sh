@@ -18,6 +18,8 @@ pkgs=(
 	ndctl daxctl mptcpize
 	linux-source-6.12 python3-yaml python3-jsonschema linux-perf tcpdump socat
 	rsync
+	# make deb, tests/pkg: dpkg-buildpackage, dh_dkms; dkms for drack-dkms
+	dpkg-dev debhelper dh-dkms dkms
 )
 
 installed() {
