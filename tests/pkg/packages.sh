@@ -3,20 +3,21 @@
 #
 # packages.sh: the Debian packages, end to end (`make deb-check`).
 #
-# On the host: `make deb` (dpkg-buildpackage -us -uc -b in a scratch copy,
-# .build-deb/*.deb), then DKMS builds drack.ko from drack-dkms's
-# /usr/src/drack-1.0 for every kernel with headers under /lib/modules, in a
-# private DKMS tree (the host's own DKMS state and /lib/modules stay as they
-# are). Then one QEMU guest runs tests/pkg/guest.sh: dpkg -i of the packages
-# and a two-host rack from the installed paths only, the build tree hidden.
+# deb     `make deb`: dpkg-buildpackage -us -uc -b in a scratch copy, the
+#         packages in .build-deb/
+# guest   a QEMU guest installs them with dpkg and runs a two-host rack
+#         (netns) from the installed paths only, the build tree hidden
+#         (tests/pkg/guest.sh)
+# rack    on this host, in a private mount namespace (nothing of it stays):
+#         dpkg -i, `dkms install` for every kernel with headers, and the
+#         installed drack-rack's two QEMU VMs (tests/pkg/host-rack.sh)
 #
 # KTAP on stdout, the guest's results nested; exit status non-zero on any
 # failure. Env: DRACK_PKG_TIMEOUT (the guest's, default 900 s), DRACK_DEBS (a
 # directory with the .debs: test those, build nothing).
 #
-# What breaks it: debian/ out of step with the Makefiles (deb), a kernel the
-# module does not build for through dkms.conf (dkms_KVER), and all that
-# tests/pkg/guest.sh lists (guest).
+# What breaks it: debian/ out of step with the Makefiles (deb), and what
+# tests/pkg/guest.sh and tests/pkg/host-rack.sh list.
 
 # Not -e: every step reports its own result and the next one still runs.
 set -uo pipefail
@@ -57,13 +58,8 @@ step() {
 	return "$rc"
 }
 
-KVERS=()
-for k in /lib/modules/*; do
-	[[ -e $k/build ]] && KVERS+=("${k##*/}")
-done
-
 echo "KTAP version 1"
-echo "1..$((2 + ${#KVERS[@]}))"
+echo "1..3"
 
 DEBS=${DRACK_DEBS:-$TOP/.build-deb}
 if [[ -n ${DRACK_DEBS:-} ]]; then
@@ -72,33 +68,6 @@ if [[ -n ${DRACK_DEBS:-} ]]; then
 else
 	step deb make -s deb
 fi
-
-# dkms.conf: DKMS builds drack.ko from the package's source for each kernel.
-DKMS_SRC=$WORK/dkms-src DKMS_TREE=$WORK/dkms-tree
-dkms_unpack() {
-	dpkg-deb -x "$(ls "$DEBS"/drack-dkms_*_all.deb)" "$DKMS_SRC" &&
-		mkdir -p "$DKMS_TREE" &&
-		dkms add -m drack -v 1.0 --sourcetree "$DKMS_SRC/usr/src" --dkmstree "$DKMS_TREE"
-}
-dkms_build() { # KVER
-	dkms build -m drack -v 1.0 -k "$1" --sourcetree "$DKMS_SRC/usr/src" --dkmstree "$DKMS_TREE" || return 1
-	ls "$DKMS_TREE/drack/1.0/$1"/*/module/drack.ko*
-}
-unpacked=0
-for k in "${KVERS[@]}"; do
-	if ((!unpacked)); then
-		if dkms_unpack >"$WORK/dkms-add.log" 2>&1; then
-			unpacked=1
-		else
-			sed 's/^/# /' "$WORK/dkms-add.log"
-		fi
-	fi
-	if ((unpacked)); then
-		step "dkms_$k" dkms_build "$k"
-	else
-		result 1 "dkms_$k" "drack-dkms could not be unpacked and added"
-	fi
-done
 
 # The guest gets the .debs and a copy of the test helpers, nothing else.
 share_prepare() {
@@ -122,6 +91,18 @@ guest() {
 	result "$rc" guest "run-guest.sh rc $rc (124: timeout, 125: the guest died, 1: a failed check or kernel log problem)"
 }
 guest
+
+# On this host, in a private mount namespace: dkms install for every
+# kernel, the installed rack launcher's VMs.
+rack() {
+	local rc=0 t0=$SECONDS
+	echo "# --- rack: the packages in a private mount namespace, drack-rack's VMs"
+	bash tests/pkg/host-rack.sh "$DEBS" "$TOP" "$WORK" </dev/null 2>&1 | sed -u 's/^/    /' ||
+		rc=${PIPESTATUS[0]}
+	echo "# rack: rc $rc, $((SECONDS - t0)) s"
+	result "$rc" rack "tests/pkg/host-rack.sh failed (rc $rc)"
+}
+rack
 
 echo "# packages: $((SECONDS - T0)) s"
 ((FAILED == 0))
