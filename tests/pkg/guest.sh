@@ -179,6 +179,7 @@ ktap_check drackctl_json links_json
 
 # A program built against libdrack-dev, run on libdrack1: the pool list.
 libdrack_dev() {
+	local lib
 	cat >pools.c <<'EOF'
 #include <stdio.h>
 #include <drack/drack.h>
@@ -206,7 +207,9 @@ int main(void)
 EOF
 	# shellcheck disable=SC2046 # pkg-config prints several flags
 	cc -std=c11 -Wall -Wextra -Werror -o pools pools.c $(pkg-config --cflags --libs libdrack) || return 1
-	ldd ./pools | grep -q "libdrack.so.1 => /usr/lib/$MA/libdrack.so.1" || { ldd ./pools; return 1; }
+	# /lib is /usr/lib (merged /usr): compare real paths
+	lib=$(ldd ./pools | awk '$1 == "libdrack.so.1" { print $3 }')
+	[[ $(realpath "$lib") == /usr/lib/$MA/libdrack.so.1 ]] || { ldd ./pools; return 1; }
 	./pools | tee pools.out || return 1
 	grep -Eq "^pool 0 ram max_hosts [0-9]+ fm_pid $DRACK_FMD_PID\$" pools.out
 }
