@@ -18,9 +18,9 @@
 #                  the pool vs its own NIC, all-to-all fairness (2 racks x 2 VMs)
 # make deb      the Debian packages (debian/) with dpkg-buildpackage -us -uc -b,
 #               built in a scratch copy of this tree: .build-deb/*.deb
-# make deb-check  make deb, install them in a guest and run a two-host rack
-#               from the installed paths only, then the installed drack-rack's
-#               VMs from a private mount namespace (tests/pkg/packages.sh)
+# make deb-check  make deb, install them (in a private mount namespace) and
+#               run racks from the installed paths only: two hosts in a
+#               guest, drack-rack's two VMs (tests/pkg/packages.sh)
 
 KVER ?= $(shell ls -1 /lib/modules 2>/dev/null | grep '^6\.1\.' | sort -V | tail -n 1)
 KDIR ?= /lib/modules/$(KVER)/build
