@@ -242,4 +242,5 @@ purge() {
 }
 ktap_check purge purge
 ktap_check dmesg_clean drack_dmesg_check
+diag "guest.sh: $SECONDS s"
 ktap_finish
