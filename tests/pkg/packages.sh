@@ -24,7 +24,8 @@
 #                kernel logs
 #
 # dpkg -i runs on the host, so DKMS compiles there (about 20 s per kernel);
-# in a TCG guest the postinst's build had not finished after 13 minutes.
+# in a TCG guest the postinst's build had not finished after 13 minutes
+# (another guest shared the 2 CPUs).
 #
 # KTAP on stdout (the guest's results nested); exit status non-zero on any
 # failure. Env: DRACK_PKG_TIMEOUT (the guest's, default 900 s), DRACK_DEBS
