@@ -128,4 +128,5 @@ deb:
 	@ls -1 $(DEB_DIR)/*.deb
 
 deb-check:
+	bash tests/install-deps.sh
 	bash tests/pkg/packages.sh
