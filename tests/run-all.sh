@@ -65,7 +65,7 @@ main() {
 		done
 	fi
 	echo "KTAP version 1"
-	echo "1..$((8 + ${#tests[@]} + ${#multi[@]}))"
+	echo "1..$((9 + ${#tests[@]} + ${#multi[@]}))"
 
 	step install_deps bash tests/install-deps.sh
 	step build make ${DRACK_KVER:+KVER=$DRACK_KVER} || build=1
@@ -134,6 +134,16 @@ main() {
 		echo "# $g: rc $rc, $((SECONDS - mt0)) s"
 		result "$rc" "$g" "tests/multi/$g.sh failed (rc $rc)"
 	done
+	# The Debian packages installed (in a private mount namespace) run a
+	# rack from /usr only (full runs only).
+	if ((build)); then
+		result 1 packages "not run: the build failed"
+	elif [[ -n ${DRACK_TESTS:-} ]]; then
+		N=$((N + 1))
+		echo "ok $N packages # SKIP with DRACK_TESTS"
+	else
+		step packages bash tests/pkg/packages.sh || true
+	fi
 	echo "# run-all: $((SECONDS - t0)) s"
 }
 
