@@ -14,14 +14,14 @@
 #
 # Env: DRACK_KVER (make check KVER=...: build for and boot that installed
 # kernel instead of the newest 6.1; then the 6.12 smoke step is skipped),
-# DRACK_GUEST_TIMEOUT (1500 s), DRACK_TESTS (a subset, e.g. "basic mtu";
+# DRACK_GUEST_TIMEOUT (3000 s), DRACK_TESTS (a subset, e.g. "basic mtu";
 # then no multi-VM test unless DRACK_MULTI names some), DRACK_MULTI (the
 # multi-VM tests, e.g. "rack4"; default all, or none with DRACK_TESTS).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
 SUMMARY=tests/vm/ktap-summary.sh
-GUEST_TIMEOUT=${DRACK_GUEST_TIMEOUT:-1500}
+GUEST_TIMEOUT=${DRACK_GUEST_TIMEOUT:-3000}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/drack-check.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
