@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../../kmod" || exit 2
 
 declare -A layer=(
 	[uapi/drack_pool.h]=0 [ring.h]=0
-	[pool.h]=1 [pool.c]=1 [backend_ram.c]=1 [backend_ivshmem.c]=1
+	[pool.h]=1 [pool.c]=1 [pool_fm.c]=1 [backend_ram.c]=1 [backend_ivshmem.c]=1
 	[backend_phys.c]=1 [chardev.c]=1 [buffer.h]=1 [buffer.c]=1
 	[trace.h]=1 [trace.c]=1
 	[format.h]=0 [format.c]=0
