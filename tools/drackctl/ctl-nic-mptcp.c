@@ -13,21 +13,18 @@
  *	ip mptcp endpoint delete id ID
  *	ip -j mptcp endpoint show
  *
- * (fork and exec, no shell) and reports ip's own message when it fails.
+ * (ctl_run_ip() in ctl-run-ip.c: fork and exec, no shell) and reports
+ * ip's own message when it fails.
  * "nic policy" (ctl-nic-policy.c) turns the endpoints on and off and
  * counts them with ctl_nic_mptcp_set() and ctl_nic_mptcp_count().
  */
-#define _GNU_SOURCE	/* pipe2 */
 #include <errno.h>
-#include <fcntl.h>
 #include <ifaddrs.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -45,152 +42,6 @@ static void usage(FILE *out)
 		"      network namespace, limits subflows 8 add_addr_accepted 8;\n"
 		"off:  delete the endpoints of the vNICs (the limits stay);\n"
 		"show: the MPTCP endpoints of the vNICs.\n");
-}
-
-/* ---- running ip(8) ---------------------------------------------------- */
-
-/* A growing buffer for what ip writes. */
-struct mp_buf {
-	char *s;
-	size_t len, cap;
-};
-
-/* Read what @fd has into @b: 0 at end of file, 1 for more, -errno. */
-static int mp_buf_read(struct mp_buf *b, int fd)
-{
-	ssize_t n;
-	char *s;
-
-	if (b->cap - b->len < 4096) {
-		s = realloc(b->s, b->cap + 65536);
-		if (!s)
-			return -ENOMEM;
-		b->s = s;
-		b->cap += 65536;
-	}
-	n = read(fd, b->s + b->len, b->cap - b->len - 1);
-	if (n < 0)
-		return errno == EINTR ? 1 : -errno;
-	b->len += (size_t)n;
-	b->s[b->len] = '\0';
-	return n > 0;
-}
-
-static void mp_cmdline(char *const argv[], char *buf, size_t len)
-{
-	size_t off = 0;
-	int i;
-
-	buf[0] = '\0';
-	for (i = 0; argv[i] && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s",
-					i ? " " : "", argv[i]);
-}
-
-/*
- * Run ip with @argv (argv[0] "ip"), its stdout into *@out (free() it) if
- * @out, else to /dev/null. CTL_OK, or "Error: WHAT: `ip ...` failed: its
- * message." and CTL_EKERNEL.
- */
-static int mp_ip(const char *what, char *const argv[], char **out)
-{
-	struct mp_buf o = { 0 }, e = { 0 };
-	int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
-	char cmd[256], *msg;
-	int status, err = 0, r;
-	struct pollfd pfd[2];
-	size_t n;
-	pid_t pid;
-
-	mp_cmdline(argv, cmd, sizeof(cmd));
-	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC)) {
-		err = -errno;
-		goto fail;
-	}
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		err = -errno;
-		goto fail;
-	}
-	if (!pid) {
-		dup2(po[1], STDOUT_FILENO);
-		dup2(pe[1], STDERR_FILENO);
-		execvp("ip", argv);
-		/* not in PATH: where Debian puts it */
-		execv("/usr/sbin/ip", argv);
-		execv("/sbin/ip", argv);
-		fprintf(stderr, "cannot run ip (iproute2): %s", strerror(errno));
-		_exit(127);
-	}
-	close(po[1]);
-	close(pe[1]);
-	po[1] = pe[1] = -1;
-	pfd[0] = (struct pollfd){ .fd = po[0], .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = pe[0], .events = POLLIN };
-	while (pfd[0].fd >= 0 || pfd[1].fd >= 0) {
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		for (n = 0; n < 2; n++) {
-			if (pfd[n].fd < 0 || !pfd[n].revents)
-				continue;
-			r = mp_buf_read(n ? &e : &o, pfd[n].fd);
-			if (r < 0 && !err)
-				err = r;
-			if (r <= 0)
-				pfd[n].fd = -1;
-		}
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			err = -errno;
-			break;
-		}
-	if (err)
-		goto fail;
-	if (WIFEXITED(status) && !WEXITSTATUS(status)) {
-		if (out)
-			*out = o.s ? o.s : strdup("");
-		else
-			free(o.s);
-		free(e.s);
-		close(po[0]);
-		close(pe[0]);
-		return out && !*out ? ctl_err(-ENOMEM, NULL, what) : CTL_OK;
-	}
-	/* ip's message: its last line, without its own "Error: " */
-	msg = e.s ? e.s : "";
-	while (e.len && (msg[e.len - 1] == '\n' || msg[e.len - 1] == '.'))
-		msg[--e.len] = '\0';
-	if (strrchr(msg, '\n'))
-		msg = strrchr(msg, '\n') + 1;
-	if (!strncmp(msg, "Error: ", 7))
-		msg += 7;
-	if (WIFEXITED(status))
-		fprintf(stderr, "Error: %s: `%s` failed (exit status %d)%s%s.\n",
-			what, cmd, WEXITSTATUS(status), *msg ? ": " : "", msg);
-	else
-		fprintf(stderr, "Error: %s: `%s` was killed by signal %d.\n",
-			what, cmd, WTERMSIG(status));
-	free(o.s);
-	free(e.s);
-	close(po[0]);
-	close(pe[0]);
-	return CTL_EKERNEL;
-fail:
-	free(o.s);
-	free(e.s);
-	for (n = 0; n < 2; n++) {
-		if (po[n] >= 0)
-			close(po[n]);
-		if (pe[n] >= 0)
-			close(pe[n]);
-	}
-	return ctl_err(err, NULL, what);
 }
 
 /* ---- the endpoints ------------------------------------------------------ */
@@ -267,7 +118,7 @@ static int mp_dump(struct mp *m)
 	free(m->ep);
 	m->ep = NULL;
 	m->nep = 0;
-	ret = mp_ip(what, argv, &out);
+	ret = ctl_run_ip(what, argv, &out);
 	if (ret)
 		return ret;
 	/* nothing at all when there is no endpoint */
@@ -318,7 +169,7 @@ static int mp_add(const struct mp_addr *a, const char *dev)
 
 	mp_ntop(a, addr, sizeof(addr));
 	snprintf(what, sizeof(what), "adding endpoint %s dev %s", addr, dev);
-	return mp_ip(what, argv, NULL);
+	return ctl_run_ip(what, argv, NULL);
 }
 
 static int mp_del(const struct mp_addr *a)
@@ -330,7 +181,7 @@ static int mp_del(const struct mp_addr *a)
 	snprintf(id, sizeof(id), "%u", a->id);
 	snprintf(what, sizeof(what), "deleting endpoint %s id %u",
 		 mp_ntop(a, addr, sizeof(addr)), a->id);
-	return mp_ip(what, argv, NULL);
+	return ctl_run_ip(what, argv, NULL);
 }
 
 static int mp_limits(void)
@@ -339,7 +190,7 @@ static int mp_limits(void)
 				      "subflows", MP_LIMIT,
 				      "add_addr_accepted", MP_LIMIT, NULL };
 
-	return mp_ip("setting MPTCP limits", argv, NULL);
+	return ctl_run_ip("setting MPTCP limits", argv, NULL);
 }
 
 /* ---- on, off, show --------------------------------------------------- */

@@ -100,6 +100,13 @@ void ctl_nl_close(void);
  * said why, else "Error: CONTEXT: strerror." Returns CTL_EKERNEL.
  */
 int ctl_err(int err, const char *extack, const char *context);
+
+/*
+ * ctl-run-ip.c: run ip(8) with @argv (argv[0] "ip"), its stdout into *@out
+ * (free() it) if @out; CTL_OK, or an error line naming @what and
+ * CTL_EKERNEL.
+ */
+int ctl_run_ip(const char *what, char *const argv[], char **out);
 /* A request about pool @pool failed: "Error: pool 7 does not exist." */
 int ctl_pool_err(int err, uint32_t pool);
 /* The same for rtnetlink: "RTNETLINK answers: strerror" without extack. */
