@@ -7,6 +7,7 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/virtio_net.h>
+#include "cxl_delay.h"
 #include "device.h"
 #include "trace.h"
 
@@ -293,6 +294,7 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 		return 0;
 	}
 
+	drack_cxl_delay();
 	/* Round robin: peers from rx_next on first, then those before it. */
 	before = peers & (BIT_ULL(dd->rx_next) - 1);
 	spin_lock(&dd->rx_lock);

@@ -9,6 +9,7 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/virtio_net.h>
+#include "cxl_delay.h"
 #include "device.h"
 #include "trace.h"
 
@@ -41,6 +42,7 @@ static void drack_tx_flush(struct drack_dev *dd)
 {
 	int p;
 
+	drack_cxl_delay();
 	dd->tx_batched = 0;
 	while (dd->kick_pending) {
 		p = __ffs64(dd->kick_pending);

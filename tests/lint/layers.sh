@@ -16,7 +16,7 @@ declare -A layer=(
 	[uapi/drack_pool.h]=0 [ring.h]=0
 	[pool.h]=1 [pool.c]=1 [pool_fm.c]=1 [backend_ram.c]=1 [backend_ivshmem.c]=1
 	[backend_phys.c]=1 [chardev.c]=1 [buffer.h]=1 [buffer.c]=1
-	[trace.h]=1 [trace.c]=1
+	[trace.h]=1 [trace.c]=1 [cxl_delay.h]=1 [cxl_delay.c]=1
 	[format.h]=0 [format.c]=0
 	[peer.h]=2 [peer.c]=2
 	[device.h]=3 [device.c]=3 [host.c]=3 [sections.c]=3 [timers.c]=3
