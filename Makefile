@@ -16,6 +16,10 @@
 # make bench-vms   rack0 vs virtio-net between two VMs
 # make bench-nic   the NIC pool: one host's inter-rack throughput through
 #                  the pool vs its own NIC, all-to-all fairness (2 racks x 2 VMs)
+# make eval     DRack's application evaluation on the lab racks (2 racks x 2
+#               VMs): Redis hot-key incast, Gloo ring all-reduce and parameter
+#               server, ToR vs drack over theta, intra-rack tcp-rr, CXL latency;
+#               tables and plots in .eval-results/ (Documentation/evaluation.rst)
 # make deb      the Debian packages (debian/) with dpkg-buildpackage -us -uc -b,
 #               built in a scratch copy of this tree: .build-deb/*.deb
 # make deb-check  make deb, install them (in a private mount namespace) and
@@ -32,7 +36,7 @@ USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -I$(CURDIR)/kmod -I$(CURDIR)/lib
 
 export CC CFLAGS USER_CFLAGS
 
-.PHONY: all kmod lib tools tests-bin unit netlink-gen dkms-install check check-612 demo demo-netns bench bench-vms bench-nic bench-stages clean install deb deb-check
+.PHONY: all kmod lib tools tests-bin unit netlink-gen dkms-install check check-612 demo demo-netns bench bench-vms bench-nic bench-stages eval clean install deb deb-check
 
 all: kmod lib tools tests-bin
 
@@ -96,6 +100,9 @@ bench-vms:
 bench-nic:
 	bash tests/bench/nic-bench.sh
 
+eval:
+	bash tests/eval/eval.sh
+
 bench-stages:
 	bash tests/bench/bench.sh stages
 
@@ -110,6 +117,7 @@ clean:
 	-$(MAKE) -C tools clean
 	-$(MAKE) -C tests clean
 	-$(MAKE) -C tests/unit clean
+	-$(MAKE) -C tests/eval clean
 	rm -rf .build-612
 
 # The packages are built from a copy of the tracked and new (not ignored)
