@@ -68,6 +68,7 @@ T0=$SECONDS
 sed 's/^/# /' "$OUT/meta.txt"
 
 trap nic_lab_abort EXIT
+trap "exit 143" TERM INT
 rc=0
 nic_lab_start >"$LOGDIR/start.out" 2>&1 || rc=$?
 sed 's/^/# /' "$LOGDIR/start.out"
