@@ -12,7 +12,7 @@
 #   eval_delay NS              pool_delay_ns in every VM
 #   run_redis MODE TH NS REP   one redis run, a raw line per client
 #   run_coll ALGO MODE TH REP [UTIL]
-#                              one Gloo run (ring|ps), rank 0's raw line;
+#                              one Gloo run (ring|ps), a raw line per rank;
 #                              UTIL: sample rack 0's NICs every 100 ms
 #   run_rr MODE BYREF TH NS REP
 #                              one tcp-rr run H0 -> H1 (intra-rack)
@@ -36,23 +36,26 @@ hx() { local h=$1; shift; rx $((h / 2)) $((h % 2)) "$@"; }
 # depends only on the address an application picked (not on which of
 # three connected 10.200/16 routes the kernel prefers):
 #   peer core NIC address      own core NIC (the ToR path)
-#   other rack's rack0vN       rack0v0 (the NIC pool; MPTCP adds rack0v1)
+#   other rack's rack0vN       rack0vV, V this VM's number: the vNIC of its
+#                              own NIC (the NIC pool; MPTCP adds the other)
 #   own rack's rack0vN         rack0 (the pool), in the main table and in
 #                              the vNIC tables 100/101 (bound sockets,
 #                              MPTCP subflows); a permanent neighbour entry
 #                              with the peer's rack0 MAC: no ARP on rack0
 #                              for addresses that are not rack0's
 # and MPTCP: drackctl nic mptcp on (subflow endpoints on both vNICs), the
-# rack0v1 endpoint also "signal", so the peer opens a subflow to it and
-# this host's replies leave through both NICs too.
+# other NIC's vNIC endpoint also "signal", so the peer opens a subflow to
+# it and this host's replies leave through both NICs too. A host's own
+# address on the drack path is its own NIC's vNIC (eval_addr): so that
+# not every host's first subflow goes through NIC 0.
 eval_routes() {
 	local -A mac=()
-	local h p r v cmd
+	local h p r v cmd me
 	for h in 0 1 2 3; do
 		mac[$h]=$(hx "$h" 'cat /sys/class/net/rack0/address') || { echo "H$h: no rack0"; return 1; }
 	done
 	for h in 0 1 2 3; do
-		r=$((h / 2)) v=$((h % 2))
+		r=$((h / 2)) v=$((h % 2)) me=$(eval_addr drack "$h")
 		cmd="set -e; sysctl -qw net.ipv4.conf.rack0.rp_filter=0 net.mptcp.enabled=1"
 		for p in 0 1 2 3; do
 			((p == h)) && continue
@@ -60,25 +63,31 @@ eval_routes() {
 			for n in 0 1; do
 				a=$(vnic_ip $((p / 2)) $((p % 2)) "$n")
 				if ((p / 2 != r)); then
-					cmd+="; ip route replace $a/32 dev rack0v0 src $(vnic_ip "$r" "$v" 0)"
+					cmd+="; ip route replace $a/32 dev rack0v$v src $me"
 				else
 					cmd+="; ip neigh replace $a lladdr ${mac[$p]} dev rack0 nud permanent"
-					cmd+="; ip route replace $a/32 dev rack0 src $(vnic_ip "$r" "$v" 0)"
+					cmd+="; ip route replace $a/32 dev rack0 src $me"
 					cmd+="; ip route replace $a/32 dev rack0 src $(vnic_ip "$r" "$v" 0) table 100"
 					cmd+="; ip route replace $a/32 dev rack0 src $(vnic_ip "$r" "$v" 1) table 101"
 				fi
 			done
 		done
-		a=$(vnic_ip "$r" "$v" 1)
+		a=$(vnic_ip "$r" "$v" $((1 - v)))
 		cmd+="; drackctl nic mptcp on >/dev/null"
 		cmd+="; id=\$(ip mptcp endpoint show | awk '\$1 == \"$a\" { for (i = 2; i < NF; i++) if (\$i == \"id\") print \$(i + 1) }')"
-		cmd+="; ip mptcp endpoint delete id \$id; ip mptcp endpoint add $a dev rack0v1 signal subflow"
+		cmd+="; ip mptcp endpoint delete id \$id; ip mptcp endpoint add $a dev rack0v$((1 - v)) signal subflow"
 		cmd+="; ip mptcp endpoint show; ip route show | grep /32 | head -n 3"
 		echo "H$h:"
 		hx "$h" "$cmd" || { echo "H$h: routes or MPTCP endpoints failed"; return 1; }
 	done
 	# Check the paths: the first hop of each kind from H0.
-	hx 0 "ip route get $(vnic_ip 0 1 0); ip route get $(vnic_ip 1 0 0); ip route get $(core_ip 0 1)"
+	hx 1 "ip route get $(eval_addr drack 0); ip route get $(eval_addr drack 2); ip route get $(eval_addr tor 0)"
+}
+
+# eval_addr MODE H: host H's address on the tor or the drack path
+eval_addr() {
+	local r=$(($2 / 2)) v=$(($2 % 2))
+	if [[ $1 == tor ]]; then core_ip "$r" "$v"; else vnic_ip "$r" "$v" "$v"; fi
 }
 
 eval_servers() {
@@ -122,9 +131,9 @@ run_redis() {
 	local mode=$1 th=$2 d=$3 rep=$4 w=redis servers pre="" h
 	((d > 0)) || [[ ${EVAL_PHASE:-} == cxl ]] && w=redis_cxl
 	if [[ $mode == tor ]]; then
-		servers=$(core_ip 0 0):6379,$(core_ip 1 0):6379
+		servers=$(eval_addr tor 0):6379,$(eval_addr tor 2):6379
 	else
-		servers=$(vnic_ip 0 0 0):6380,$(vnic_ip 1 0 0):6380 pre="mptcpize run"
+		servers=$(eval_addr drack 0):6380,$(eval_addr drack 2):6380 pre="mptcpize run"
 	fi
 	for h in 1 3; do
 		hx "$h" "$pre $EVAL_BIN/redis-load -s $servers -c $EVAL_CONNS -d $SECS -k $EVAL_KEYS -v $EVAL_VALUE" \
@@ -142,7 +151,7 @@ run_redis() {
 }
 
 run_coll() {
-	local algo=$1 mode=$2 th=$3 rep=$4 util=${5:-} h pre="" addr prefix v
+	local algo=$1 mode=$2 th=$3 rep=$4 util=${5:-} h pre="" prefix v
 	prefix=c-$algo-$mode-$th-$rep-$RANDOM
 	[[ $mode == drack ]] && pre="mptcpize run"
 	if [[ -n $util ]]; then
@@ -154,16 +163,19 @@ run_coll() {
 		done
 	fi
 	for h in 0 1 2 3; do
-		if [[ $mode == tor ]]; then addr=$(core_ip $((h / 2)) $((h % 2))); else addr=$(vnic_ip $((h / 2)) $((h % 2)) 0); fi
 		hx "$h" "$pre $EVAL_BIN/coll --rank $h --size 4 --store $(core_ip 0 0):6379 --prefix $prefix \
-			--addr $addr --bytes $GRAD --iters $ITERS --algo $algo" >"$LOGDIR/coll-$h.out" 2>&1 &
+			--addr $(eval_addr "$mode" "$h") --bytes $GRAD --iters $ITERS --algo $algo" >"$LOGDIR/coll-$h.out" 2>&1 &
 	done
 	wait
 	# shellcheck disable=SC2016 # expanded in the VM
 	[[ -z $util ]] || for v in 0 1; do rx 0 "$v" 'kill $(cat /run/eval-util.pid)'; done
-	if grep -q '^algo=' "$LOGDIR/coll-0.out"; then
-		echo "w=$algo mode=$mode theta=$th delay=0 rep=$rep $(grep '^algo=' "$LOGDIR/coll-0.out")" >>"$RAW"
-		say "$algo $mode theta $th run $rep: $(grep -o 'median_ms=[0-9.]*' "$LOGDIR/coll-0.out")"
+	# Every rank's line: an iteration is over when the last rank has the
+	# result (rank 0's own sends end in its socket buffers).
+	if (($(cat "$LOGDIR"/coll-[0-3].out | grep -c '^algo=') == 4)); then
+		for h in 0 1 2 3; do
+			echo "w=$algo mode=$mode theta=$th delay=0 rep=$rep $(grep '^algo=' "$LOGDIR/coll-$h.out")" >>"$RAW"
+		done
+		say "$algo $mode theta $th run $rep: $(grep -ho 'median_ms=[0-9.]*' "$LOGDIR"/coll-[0-3].out | paste -sd ' ')"
 	else
 		say "$algo $mode theta $th run $rep failed: $(tail -n 3 "$LOGDIR"/coll-*.out | tr '\n' ' ')"
 	fi
