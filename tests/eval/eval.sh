@@ -62,7 +62,7 @@ T0=$SECONDS
 	echo "commit=$COMMIT$(git diff --quiet HEAD 2>/dev/null || echo -dirty)"
 	echo "date=$(date -u +%FT%TZ)"
 	echo "machine=$(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(($(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024)) MB"
-	echo "kernel=$(uname -r)"
+	echo "kernel=host $(uname -r), guests $(vm_default_kver)"
 	echo "command=make eval EVAL_THETAS=\"$THETAS\" EVAL_C=$DRACK_NIC_RATE EVAL_REPS=$REPS EVAL_SECS=$SECS EVAL_GRAD_BYTES=$GRAD EVAL_ITERS=$ITERS EVAL_DELAYS=\"$DELAYS\" EVAL_RR_COUNT=$RR_COUNT EVAL_RR_BYTES=$RR_BYTES"
 } >"$OUT/meta.txt"
 sed 's/^/# /' "$OUT/meta.txt"

@@ -20,7 +20,7 @@ theta() {
 	local f=$1 title=$2 ylabel=$3
 	[[ -s $f.dat ]] || return 0
 	gnuplot <<EOF2 || rc=1
-set terminal pngcairo size 640,400
+set terminal pngcairo size 760,420
 set output "$f.png"
 set title "$title (C = $rate, commit $commit)"
 set xlabel "theta (NIC rate = theta x C)"
@@ -65,7 +65,7 @@ fi
 
 if [[ $(grep -vc '^#' cxl.dat 2>/dev/null) -gt 0 ]]; then
 	gnuplot <<EOF2 || rc=1
-set terminal pngcairo size 640,400
+set terminal pngcairo size 760,420
 set output "cxl.png"
 set title "drack: CXL latency emulation (pool_delay_ns), commit $commit"
 set xlabel "pool_delay_ns (per pool access batch)"
