@@ -24,14 +24,30 @@ static const struct genl_multicast_group drack_nl_mcgrps[] = {
 	[DRACK_NLGRP_EVENTS] = { .name = DRACK_GENL_MCGRP_EVENTS },
 };
 
-struct drack_pool *drack_nl_pool(const struct nlattr *attr,
+void drack_nl_miss(struct netlink_ext_ack *extack, const struct nlattr *nest,
+		   int nest_type, int type)
+{
+	if (nest)
+		NL_SET_ERR_ATTR_MISS(extack, nest, type);
+	else
+		NL_SET_ERR_ATTR_MISS(extack, NULL, nest_type);
+}
+
+const struct nlattr *drack_nl_dump_attr(struct netlink_callback *cb, int type)
+{
+	return nlmsg_find_attr(cb->nlh, GENL_HDRLEN, type);
+}
+
+struct drack_pool *drack_nl_pool(const struct nlattr *nest,
 				 struct netlink_ext_ack *extack)
 {
+	const struct nlattr *attr;
 	struct drack_pool *pool;
 
+	attr = drack_nl_nested(nest, DRACK_A_POOL_ID);
 	if (!attr) {
 		NL_SET_ERR_MSG(extack, "missing pool id");
-		NL_SET_ERR_ATTR_MISS(extack, NULL, DRACK_A_POOL_ID);
+		drack_nl_miss(extack, nest, DRACK_A_POOL, DRACK_A_POOL_ID);
 		return ERR_PTR(-EINVAL);
 	}
 	pool = drack_pool_find(nla_get_u32(attr));
@@ -42,10 +58,18 @@ struct drack_pool *drack_nl_pool(const struct nlattr *attr,
 	return pool;
 }
 
-/* The request's DRACK_A_POOL_ID of a dump; genl validated it already. */
-static const struct nlattr *drack_nl_dump_pool_attr(struct netlink_callback *cb)
+int drack_nl_put_id(struct sk_buff *skb, int nest, int type, u32 val)
 {
-	return nlmsg_find_attr(cb->nlh, GENL_HDRLEN, DRACK_A_POOL_ID);
+	struct nlattr *n = nla_nest_start(skb, nest);
+
+	if (!n)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, type, val)) {
+		nla_nest_cancel(skb, n);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, n);
+	return 0;
 }
 
 void *drack_nl_put_dump(struct sk_buff *skb, struct netlink_callback *cb,
@@ -62,11 +86,14 @@ void *drack_nl_put_dump(struct sk_buff *skb, struct netlink_callback *cb,
 static int drack_nl_fill_pool(struct sk_buff *skb, struct drack_pool *pool)
 {
 	const struct drack_geometry *g = &pool->geo;
+	struct nlattr *nest = nla_nest_start(skb, DRACK_A_POOL);
 
+	if (!nest)
+		return -EMSGSIZE;
 	if (nla_put_u32(skb, DRACK_A_POOL_ID, pool->id) ||
 	    nla_put_string(skb, DRACK_A_POOL_BACKEND, pool->ops->name) ||
 	    nla_put_u64_64bit(skb, DRACK_A_POOL_SIZE, g->pool_size,
-			      DRACK_A_PAD) ||
+			      DRACK_A_POOL_PAD) ||
 	    nla_put_u32(skb, DRACK_A_POOL_SECTION_SIZE, DRACK_SECTION_SIZE) ||
 	    nla_put_u32(skb, DRACK_A_POOL_SECTION_COUNT, g->section_count) ||
 	    nla_put_u32(skb, DRACK_A_POOL_META_SECTIONS, g->meta_sections) ||
@@ -76,9 +103,12 @@ static int drack_nl_fill_pool(struct sk_buff *skb, struct drack_pool *pool)
 	    nla_put_u32(skb, DRACK_A_POOL_REGIONS, pool->regions) ||
 	    nla_put_u32(skb, DRACK_A_POOL_FM_PID, pool->fm_pid) ||
 	    nla_put_u64_64bit(skb, DRACK_A_POOL_FM_EPOCH,
-			      drack_pool_fm_epoch(pool), DRACK_A_PAD) ||
-	    nla_put_u32(skb, DRACK_A_POOL_MAX_NICS, g->max_nics))
+			      drack_pool_fm_epoch(pool), DRACK_A_POOL_PAD) ||
+	    nla_put_u32(skb, DRACK_A_POOL_MAX_NICS, g->max_nics)) {
+		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
 	return 0;
 }
 
@@ -100,7 +130,7 @@ int drack_nl_pool_get_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 
 	mutex_lock(&drack_pools_lock);
-	pool = drack_nl_pool(info->attrs[DRACK_A_POOL_ID], info->extack);
+	pool = drack_nl_pool(info->attrs[DRACK_A_POOL], info->extack);
 	if (IS_ERR(pool))
 		err = PTR_ERR(pool);
 	else
@@ -162,7 +192,8 @@ int drack_nl_pool_table_dump(struct sk_buff *skb, struct netlink_callback *cb,
 
 	mutex_lock(&drack_pools_lock);
 	if (!cb->args[1]) {
-		pool = drack_nl_pool(drack_nl_dump_pool_attr(cb), cb->extack);
+		pool = drack_nl_pool(drack_nl_dump_attr(cb, DRACK_A_POOL),
+				     cb->extack);
 		if (IS_ERR(pool)) {
 			err = PTR_ERR(pool);
 			goto out;
@@ -195,6 +226,7 @@ static int drack_nl_fill_host(struct sk_buff *skb, struct netlink_callback *cb,
 {
 	struct drack_host_entry *he = drack_host_entry(pool, host);
 	u32 state = drack_host_state(pool, host);
+	struct nlattr *nest;
 	u8 mac[ETH_ALEN];
 	void *hdr;
 
@@ -205,7 +237,10 @@ static int drack_nl_fill_host(struct sk_buff *skb, struct netlink_callback *cb,
 	hdr = drack_nl_put_dump(skb, cb, DRACK_CMD_HOST_GET);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, DRACK_A_POOL_ID, pool->id) ||
+	if (drack_nl_put_id(skb, DRACK_A_POOL, DRACK_A_POOL_ID, pool->id))
+		goto cancel;
+	nest = nla_nest_start(skb, DRACK_A_HOST);
+	if (!nest ||
 	    nla_put_u32(skb, DRACK_A_HOST_ID, host) ||
 	    nla_put_u32(skb, DRACK_A_HOST_STATE, state) ||
 	    nla_put_u32(skb, DRACK_A_HOST_FLAGS,
@@ -213,7 +248,7 @@ static int drack_nl_fill_host(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put(skb, DRACK_A_HOST_MAC, ETH_ALEN, mac) ||
 	    nla_put_u64_64bit(skb, DRACK_A_HOST_HEARTBEAT,
 			      le64_to_cpu(READ_ONCE(he->heartbeat)),
-			      DRACK_A_PAD) ||
+			      DRACK_A_HOST_PAD) ||
 	    nla_put_u32(skb, DRACK_A_HOST_SECTIONS,
 			drack_pool_host_sections(pool, host)) ||
 	    nla_put_u32(skb, DRACK_A_HOST_IFINDEX,
@@ -230,12 +265,14 @@ static int drack_nl_fill_host(struct sk_buff *skb, struct netlink_callback *cb,
 			!!READ_ONCE(he->sections_wanted[1])) ||
 	    nla_put_u64_64bit(skb, DRACK_A_HOST_RELEASED,
 			      le64_to_cpu(READ_ONCE(he->released)),
-			      DRACK_A_PAD)) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
+			      DRACK_A_HOST_PAD))
+		goto cancel;
+	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
 	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
 }
 
 int drack_nl_host_get_dumpit(struct sk_buff *skb,
@@ -250,27 +287,33 @@ static int drack_nl_fill_section(struct sk_buff *skb,
 				 struct drack_pool *pool, u32 section)
 {
 	struct drack_section_entry *se = drack_section_entry(pool, section);
+	struct nlattr *nest;
 	void *hdr;
 
 	hdr = drack_nl_put_dump(skb, cb, DRACK_CMD_SECTION_GET);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, DRACK_A_POOL_ID, pool->id) ||
+	if (drack_nl_put_id(skb, DRACK_A_POOL, DRACK_A_POOL_ID, pool->id))
+		goto cancel;
+	nest = nla_nest_start(skb, DRACK_A_SECTION);
+	if (!nest ||
 	    nla_put_u32(skb, DRACK_A_SECTION_ID, section) ||
 	    nla_put_u32(skb, DRACK_A_SECTION_OWNER,
 			drack_section_owner(pool, section)) ||
-	    nla_put_u32(skb, DRACK_A_CLASS, READ_ONCE(se->buf_class)) ||
+	    nla_put_u32(skb, DRACK_A_SECTION_CLASS, READ_ONCE(se->buf_class)) ||
 	    nla_put_u32(skb, DRACK_A_SECTION_GENERATION,
 			le32_to_cpu(READ_ONCE(se->generation))) ||
 	    nla_put_u32(skb, DRACK_A_SECTION_REGION,
 			drack_section_region(&pool->geo, pool->regions,
 					     section)) ||
-	    nla_put_u32(skb, DRACK_A_SECTION_FLAGS, READ_ONCE(se->flags))) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
+	    nla_put_u32(skb, DRACK_A_SECTION_FLAGS, READ_ONCE(se->flags)))
+		goto cancel;
+	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
 	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
 }
 
 int drack_nl_section_get_dumpit(struct sk_buff *skb,
@@ -287,9 +330,11 @@ int drack_nl_section_get_dumpit(struct sk_buff *skb,
 /*
  * The request policy and the op table are generated from the family's
  * spec (netlink_gen.c, tools/ynl/regen.sh; a global policy, as 6.1 has no
- * split ops). Reply-only attributes are NLA_UNSPEC or beyond the
- * policy's end there, which strict validation rejects in requests. The
- * spec's checks use the format's limits:
+ * split ops). Its nests point to the request subsets of the objects'
+ * attribute sets, so reply-only attributes, at the top level or nested,
+ * are NLA_UNSPEC or beyond a policy's end, which strict validation
+ * (nested attributes included) rejects in requests. The spec's checks
+ * use the format's limits:
  */
 static_assert(DRACK_MAX_HOSTS == 64 && DRACK_MAX_NICS == 16);
 static_assert(DRACK_MAX_REGIONS == 16 && DRACK_NR_CLASSES == 2);
@@ -314,12 +359,43 @@ struct genl_family drack_genl_family __ro_after_init = {
 /* Events, process context only                                      */
 /* ---------------------------------------------------------------- */
 
+/* One u32 of an event: @nest 0 puts it at the top level. */
+struct drack_nl_kv {
+	u16 nest, type;
+	u32 val;
+};
+
+/* Put @kv in order, consecutive ones of the same nest in one nest. */
+static int drack_nl_put_kv(struct sk_buff *msg, const struct drack_nl_kv *kv,
+			   int n)
+{
+	struct nlattr *nest = NULL;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (nest && kv[i].nest != kv[i - 1].nest) {
+			nla_nest_end(msg, nest);
+			nest = NULL;
+		}
+		if (kv[i].nest && !nest) {
+			nest = nla_nest_start(msg, kv[i].nest);
+			if (!nest)
+				return -EMSGSIZE;
+		}
+		if (nla_put_u32(msg, kv[i].type, kv[i].val))
+			return -EMSGSIZE;
+	}
+	if (nest)
+		nla_nest_end(msg, nest);
+	return 0;
+}
+
 /*
  * Pools are global, so events go to listeners in every netns. Nobody
- * listening (-ESRCH) is the normal case.
+ * listening (-ESRCH) is the normal case. Every event names its pool.
  */
-static void drack_nl_event(u8 cmd, u32 pool_id, u32 host, u32 a1, u32 v1,
-			   u32 a2, u32 v2, u32 a3, u32 v3)
+static void drack_nl_event(u8 cmd, u32 pool_id, const struct drack_nl_kv *kv,
+			   int n)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -335,11 +411,8 @@ static void drack_nl_event(u8 cmd, u32 pool_id, u32 host, u32 a1, u32 v1,
 	hdr = genlmsg_put(msg, 0, 0, &drack_genl_family, 0, cmd);
 	if (!hdr)
 		goto err_free;
-	if (nla_put_u32(msg, DRACK_A_POOL_ID, pool_id) ||
-	    (host != U32_MAX && nla_put_u32(msg, DRACK_A_HOST_ID, host)) ||
-	    nla_put_u32(msg, a1, v1) ||
-	    (a2 && nla_put_u32(msg, a2, v2)) ||
-	    (a3 && nla_put_u32(msg, a3, v3)))
+	if (drack_nl_put_id(msg, DRACK_A_POOL, DRACK_A_POOL_ID, pool_id) ||
+	    drack_nl_put_kv(msg, kv, n))
 		goto err_free;
 	genlmsg_end(msg, hdr);
 	genlmsg_multicast_allns(&drack_genl_family, msg, 0,
@@ -355,40 +428,63 @@ out:
 void drack_nl_section_request(struct drack_pool *pool, u32 host,
 			      u32 buf_class, u32 count)
 {
-	drack_nl_event(DRACK_CMD_SECTION_REQUEST, pool->id, host,
-		       DRACK_A_CLASS, buf_class, DRACK_A_COUNT, count, 0, 0);
+	const struct drack_nl_kv kv[] = {
+		{ DRACK_A_HOST, DRACK_A_HOST_ID, host },
+		{ DRACK_A_CLASS, DRACK_A_CLASS_ID, buf_class },
+		{ 0, DRACK_A_COUNT, count },
+	};
+
+	drack_nl_event(DRACK_CMD_SECTION_REQUEST, pool->id, kv,
+		       ARRAY_SIZE(kv));
 }
 
 void drack_nl_host_notify(struct drack_pool *pool, u32 host, u32 state)
 {
-	drack_nl_event(DRACK_CMD_HOST_NOTIFY, pool->id, host,
-		       DRACK_A_HOST_STATE, state, 0, 0, 0, 0);
+	const struct drack_nl_kv kv[] = {
+		{ DRACK_A_HOST, DRACK_A_HOST_ID, host },
+		{ DRACK_A_HOST, DRACK_A_HOST_STATE, state },
+	};
+
+	drack_nl_event(DRACK_CMD_HOST_NOTIFY, pool->id, kv, ARRAY_SIZE(kv));
 }
 
 void drack_nl_section_notify(struct drack_pool *pool, u32 section, u32 owner,
 			     u32 buf_class)
 {
-	drack_nl_event(DRACK_CMD_SECTION_NOTIFY, pool->id, U32_MAX,
-		       DRACK_A_SECTION_ID, section, DRACK_A_SECTION_OWNER, owner,
-		       DRACK_A_CLASS, buf_class);
+	const struct drack_nl_kv kv[] = {
+		{ DRACK_A_SECTION, DRACK_A_SECTION_ID, section },
+		{ DRACK_A_SECTION, DRACK_A_SECTION_OWNER, owner },
+		{ DRACK_A_SECTION, DRACK_A_SECTION_CLASS, buf_class },
+	};
+
+	drack_nl_event(DRACK_CMD_SECTION_NOTIFY, pool->id, kv,
+		       ARRAY_SIZE(kv));
 }
 
 void drack_nl_nic_notify(struct drack_pool *pool, u32 nic)
 {
 	struct drack_nic_entry *e = drack_nic_entry(pool, nic);
+	const struct drack_nl_kv kv[] = {
+		{ DRACK_A_NIC, DRACK_A_NIC_ID, nic },
+		{ DRACK_A_NIC, DRACK_A_NIC_STATE,
+		  le32_to_cpu(READ_ONCE(e->state)) },
+		{ DRACK_A_NIC, DRACK_A_NIC_OWNER,
+		  le16_to_cpu(READ_ONCE(e->owner)) },
+	};
 
-	drack_nl_event(DRACK_CMD_NIC_NOTIFY, pool->id, U32_MAX,
-		       DRACK_A_NIC_ID, nic,
-		       DRACK_A_NIC_STATE, le32_to_cpu(READ_ONCE(e->state)),
-		       DRACK_A_NIC_OWNER, le16_to_cpu(READ_ONCE(e->owner)));
+	drack_nl_event(DRACK_CMD_NIC_NOTIFY, pool->id, kv, ARRAY_SIZE(kv));
 }
 
 void drack_nl_peer_notify(struct drack_pool *pool, u32 host, u32 peer,
 			  bool stalled)
 {
-	drack_nl_event(DRACK_CMD_PEER_NOTIFY, pool->id, host,
-		       DRACK_A_PEER_ID, peer, DRACK_A_PEER_STALLED, stalled,
-		       0, 0);
+	const struct drack_nl_kv kv[] = {
+		{ DRACK_A_HOST, DRACK_A_HOST_ID, host },
+		{ DRACK_A_PEER, DRACK_A_PEER_ID, peer },
+		{ DRACK_A_PEER, DRACK_A_PEER_STALLED, stalled },
+	};
+
+	drack_nl_event(DRACK_CMD_PEER_NOTIFY, pool->id, kv, ARRAY_SIZE(kv));
 }
 
 static const struct drack_pool_events drack_nl_events = {

@@ -26,11 +26,44 @@ void drack_nl_nic_notify(struct drack_pool *pool, u32 nic);
 void drack_nl_peer_notify(struct drack_pool *pool, u32 host, u32 peer,
 			  bool stalled);
 
-/* Look the pool of @attr up, extack on failure. drack_pools_lock held. */
-struct drack_pool *drack_nl_pool(const struct nlattr *attr,
+/*
+ * Attribute @type inside nest @nest of a request (DRACK_A_HOST ...), which
+ * genl validated already with the nest's generated policy; NULL if absent.
+ */
+static inline const struct nlattr *drack_nl_nested(const struct nlattr *nest,
+						   int type)
+{
+	return nest ? nla_find_nested(nest, type) : NULL;
+}
+
+/* Name the missing attribute: nest @nest_type, or @type within @nest. */
+void drack_nl_miss(struct netlink_ext_ack *extack, const struct nlattr *nest,
+		   int nest_type, int type);
+
+#define DRACK_NL_ATTR(info, nest, type) \
+	drack_nl_nested((info)->attrs[nest], type)
+/* A required nested attribute: NULL if missing, with @msg in the extack. */
+#define DRACK_NL_NEED(info, nest, type, msg) ({				\
+	const struct nlattr *__a = DRACK_NL_ATTR(info, nest, type);	\
+	if (!__a) {							\
+		NL_SET_ERR_MSG((info)->extack, msg);			\
+		drack_nl_miss((info)->extack, (info)->attrs[nest],	\
+			      nest, type);				\
+	}								\
+	__a;								\
+})
+/* The top-level attribute @type of a dump request, validated by genl. */
+const struct nlattr *drack_nl_dump_attr(struct netlink_callback *cb, int type);
+
+/* Look up the pool of @nest (a DRACK_A_POOL), extack on failure.
+ * drack_pools_lock held.
+ */
+struct drack_pool *drack_nl_pool(const struct nlattr *nest,
 				 struct netlink_ext_ack *extack);
 void *drack_nl_put_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			u8 cmd);
+/* A nest @nest holding the one u32 @type = @val (pool { id } ...). */
+int drack_nl_put_id(struct sk_buff *skb, int nest, int type, u32 val);
 
 /* Dump one pool's table, entry by entry, resuming where the last ended. */
 typedef int (*drack_nl_dump_fill_t)(struct sk_buff *skb,
@@ -40,22 +73,6 @@ enum drack_nl_table { DRACK_NL_HOSTS, DRACK_NL_SECTIONS, DRACK_NL_NICS };
 int drack_nl_pool_table_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			     drack_nl_dump_fill_t fill,
 			     enum drack_nl_table table);
-
-/* A required attribute: missing type and a message in the extack. */
-#define DRACK_NL_NEED(info, type, msg) ({				\
-	bool __miss = !(info)->attrs[type];				\
-	if (__miss) {							\
-		NL_SET_ERR_MSG((info)->extack, msg);			\
-		NL_SET_ERR_ATTR_MISS((info)->extack, NULL, type);	\
-	}								\
-	__miss;								\
-})
-#define DRACK_NL_NEED_HOST(info) \
-	DRACK_NL_NEED(info, DRACK_A_HOST_ID, "missing host id")
-#define DRACK_NL_NEED_SECTION(info) \
-	DRACK_NL_NEED(info, DRACK_A_SECTION_ID, "missing Section id")
-#define DRACK_NL_NEED_CLASS(info) \
-	DRACK_NL_NEED(info, DRACK_A_CLASS, "missing Buffer class")
 
 /* netlink_fm.c */
 /* The pool of an FM command; -EBUSY if another socket is its FM. */

@@ -26,11 +26,13 @@ struct drack_pool *drack_nl_fm_pool(struct genl_info *info)
 {
 	struct drack_pool *pool;
 
-	pool = drack_nl_pool(info->attrs[DRACK_A_POOL_ID], info->extack);
+	pool = drack_nl_pool(info->attrs[DRACK_A_POOL], info->extack);
 	if (IS_ERR(pool))
 		return pool;
 	if (pool->fm_portid && !drack_nl_is_fm(pool, info)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[DRACK_A_POOL_ID],
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    DRACK_NL_ATTR(info, DRACK_A_POOL,
+						  DRACK_A_POOL_ID),
 				    "pool is managed by the fabric manager");
 		return ERR_PTR(-EBUSY);
 	}
@@ -39,17 +41,22 @@ struct drack_pool *drack_nl_fm_pool(struct genl_info *info)
 
 int drack_nl_section_grant_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr **attrs = info->attrs;
+	const struct nlattr *ha, *sa, *ca;
 	struct drack_pool *pool;
 	u32 host, section, buf_class;
 	int err;
 
-	if (DRACK_NL_NEED_HOST(info) || DRACK_NL_NEED_SECTION(info) ||
-	    DRACK_NL_NEED_CLASS(info))
+	ha = DRACK_NL_NEED(info, DRACK_A_HOST, DRACK_A_HOST_ID,
+			   "missing host id");
+	sa = ha ? DRACK_NL_NEED(info, DRACK_A_SECTION, DRACK_A_SECTION_ID,
+				"missing Section id") : NULL;
+	ca = sa ? DRACK_NL_NEED(info, DRACK_A_SECTION, DRACK_A_SECTION_CLASS,
+				"missing Buffer class") : NULL;
+	if (!ca)
 		return -EINVAL;
-	host = nla_get_u32(attrs[DRACK_A_HOST_ID]);
-	section = nla_get_u32(attrs[DRACK_A_SECTION_ID]);
-	buf_class = nla_get_u32(attrs[DRACK_A_CLASS]);
+	host = nla_get_u32(ha);
+	section = nla_get_u32(sa);
+	buf_class = nla_get_u32(ca);
 
 	mutex_lock(&drack_pools_lock);
 	pool = drack_nl_fm_pool(info);
@@ -59,12 +66,11 @@ int drack_nl_section_grant_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	err = -EINVAL;
 	if (host >= pool->geo.max_hosts) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attrs[DRACK_A_HOST_ID],
-				    "host id out of range");
+		NL_SET_ERR_MSG_ATTR(info->extack, ha, "host id out of range");
 		goto out;
 	}
 	if (section >= pool->geo.section_count) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attrs[DRACK_A_SECTION_ID],
+		NL_SET_ERR_MSG_ATTR(info->extack, sa,
 				    "section id out of range");
 		goto out;
 	}
@@ -78,16 +84,23 @@ out:
 
 int drack_nl_section_refuse_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	const struct nlattr *ha;
 	struct drack_pool *pool;
 	int err;
 
-	if (DRACK_NL_NEED_HOST(info) ||
-	    DRACK_NL_NEED(info, DRACK_A_REFUSAL, "missing refusal reason"))
+	ha = DRACK_NL_NEED(info, DRACK_A_HOST, DRACK_A_HOST_ID,
+			   "missing host id");
+	if (!ha)
 		return -EINVAL;
+	if (!info->attrs[DRACK_A_REFUSAL]) {
+		NL_SET_ERR_MSG(info->extack, "missing refusal reason");
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, DRACK_A_REFUSAL);
+		return -EINVAL;
+	}
 	mutex_lock(&drack_pools_lock);
 	pool = drack_nl_fm_pool(info);
 	err = IS_ERR(pool) ? PTR_ERR(pool) :
-	      drack_pool_refuse(pool, nla_get_u32(info->attrs[DRACK_A_HOST_ID]),
+	      drack_pool_refuse(pool, nla_get_u32(ha),
 				nla_get_u32(info->attrs[DRACK_A_REFUSAL]),
 				info->extack);
 	mutex_unlock(&drack_pools_lock);
@@ -98,44 +111,51 @@ typedef int (*drack_nl_pool_op_t)(struct drack_pool *pool, u32 id,
 				  struct netlink_ext_ack *extack);
 
 /* An FM command on one Section or host id of the request's pool. */
-static int drack_nl_fm_op(struct genl_info *info, int type,
+static int drack_nl_fm_op(struct genl_info *info, const struct nlattr *id,
 			  drack_nl_pool_op_t op)
 {
 	struct drack_pool *pool;
 	int err;
 
+	if (!id)
+		return -EINVAL;
 	mutex_lock(&drack_pools_lock);
 	pool = drack_nl_fm_pool(info);
 	err = IS_ERR(pool) ? PTR_ERR(pool) :
-	      op(pool, nla_get_u32(info->attrs[type]), info->extack);
+	      op(pool, nla_get_u32(id), info->extack);
 	mutex_unlock(&drack_pools_lock);
 	return err;
 }
 
 int drack_nl_section_revoke_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	if (DRACK_NL_NEED_SECTION(info))
-		return -EINVAL;
-	return drack_nl_fm_op(info, DRACK_A_SECTION_ID, drack_pool_revoke);
+	return drack_nl_fm_op(info, DRACK_NL_NEED(info, DRACK_A_SECTION,
+						  DRACK_A_SECTION_ID,
+						  "missing Section id"),
+			      drack_pool_revoke);
+}
+
+static const struct nlattr *drack_nl_need_host(struct genl_info *info)
+{
+	return DRACK_NL_NEED(info, DRACK_A_HOST, DRACK_A_HOST_ID,
+			     "missing host id");
 }
 
 int drack_nl_host_fence_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	if (DRACK_NL_NEED_HOST(info))
-		return -EINVAL;
-	return drack_nl_fm_op(info, DRACK_A_HOST_ID, drack_pool_fence);
+	return drack_nl_fm_op(info, drack_nl_need_host(info),
+			      drack_pool_fence);
 }
 
 int drack_nl_host_reclaim_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	if (DRACK_NL_NEED_HOST(info))
-		return -EINVAL;
-	return drack_nl_fm_op(info, DRACK_A_HOST_ID, drack_pool_reclaim);
+	return drack_nl_fm_op(info, drack_nl_need_host(info),
+			      drack_pool_reclaim);
 }
 
 int drack_nl_pool_format_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr **attrs = info->attrs;
+	const struct nlattr *ha, *ra;
 	struct drack_pool *pool;
 	u32 max_hosts, regions;
 	int err;
@@ -145,12 +165,10 @@ int drack_nl_pool_format_doit(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(pool)) {
 		err = PTR_ERR(pool);
 	} else {
-		max_hosts = attrs[DRACK_A_POOL_MAX_HOSTS] ?
-			    nla_get_u32(attrs[DRACK_A_POOL_MAX_HOSTS]) :
-			    pool->geo.max_hosts;
-		regions = attrs[DRACK_A_POOL_REGIONS] ?
-			  nla_get_u32(attrs[DRACK_A_POOL_REGIONS]) :
-			  pool->regions;
+		ha = DRACK_NL_ATTR(info, DRACK_A_POOL, DRACK_A_POOL_MAX_HOSTS);
+		ra = DRACK_NL_ATTR(info, DRACK_A_POOL, DRACK_A_POOL_REGIONS);
+		max_hosts = ha ? nla_get_u32(ha) : pool->geo.max_hosts;
+		regions = ra ? nla_get_u32(ra) : pool->regions;
 		err = drack_pool_reformat(pool, max_hosts, regions,
 					  info->extack);
 	}
@@ -165,11 +183,13 @@ int drack_nl_fm_register_doit(struct sk_buff *skb, struct genl_info *info)
 	u64 epoch;
 
 	mutex_lock(&drack_pools_lock);
-	pool = drack_nl_pool(info->attrs[DRACK_A_POOL_ID], info->extack);
+	pool = drack_nl_pool(info->attrs[DRACK_A_POOL], info->extack);
 	if (IS_ERR(pool)) {
 		err = PTR_ERR(pool);
 	} else if (pool->fm_portid && !drack_nl_is_fm(pool, info)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[DRACK_A_POOL_ID],
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    DRACK_NL_ATTR(info, DRACK_A_POOL,
+						  DRACK_A_POOL_ID),
 				    "pool is managed by another fabric manager");
 		err = -EBUSY;
 	} else if (!pool->fm_portid) {
@@ -199,11 +219,13 @@ int drack_nl_fm_unregister_doit(struct sk_buff *skb, struct genl_info *info)
 	int err = 0;
 
 	mutex_lock(&drack_pools_lock);
-	pool = drack_nl_pool(info->attrs[DRACK_A_POOL_ID], info->extack);
+	pool = drack_nl_pool(info->attrs[DRACK_A_POOL], info->extack);
 	if (IS_ERR(pool)) {
 		err = PTR_ERR(pool);
 	} else if (!pool->fm_portid || !drack_nl_is_fm(pool, info)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[DRACK_A_POOL_ID],
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    DRACK_NL_ATTR(info, DRACK_A_POOL,
+						  DRACK_A_POOL_ID),
 				    "not the registered fabric manager of this pool");
 		err = -ENOENT;
 	} else {

@@ -20,18 +20,35 @@
 #include <uapi/drack_pool.h>
 #include <uapi/drack_pool.h>
 
-/* Global operation policy for drack */
-const struct nla_policy drack_nl_policy[DRACK_A_REFUSAL + 1] = {
-	[DRACK_A_POOL_ID] = { .type = NLA_U32, },
-	[DRACK_A_POOL_MAX_HOSTS] = NLA_POLICY_RANGE(NLA_U32, 2, DRACK_MAX_HOSTS),
+/* Common nested types */
+const struct nla_policy drack_host_req_nl_policy[DRACK_A_HOST_IFINDEX + 1] = {
 	[DRACK_A_HOST_ID] = NLA_POLICY_MAX(NLA_U32, 63),
-	[DRACK_A_SECTION_ID] = { .type = NLA_U32, },
-	[DRACK_A_CLASS] = NLA_POLICY_MAX(NLA_U32, 1),
-	[DRACK_A_POOL_REGIONS] = NLA_POLICY_RANGE(NLA_U32, 1, 16),
-	[DRACK_A_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
+	[DRACK_A_HOST_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
+};
+
+const struct nla_policy drack_nic_req_nl_policy[DRACK_A_NIC_IFINDEX + 1] = {
 	[DRACK_A_NIC_ID] = NLA_POLICY_MAX(NLA_U32, 15),
 	[DRACK_A_NIC_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
-	[DRACK_A_NIC_ASSIGN] = NLA_POLICY_MAX(NLA_U32, 1),
+};
+
+const struct nla_policy drack_pool_req_nl_policy[DRACK_A_POOL_REGIONS + 1] = {
+	[DRACK_A_POOL_ID] = { .type = NLA_U32, },
+	[DRACK_A_POOL_MAX_HOSTS] = NLA_POLICY_RANGE(NLA_U32, 2, DRACK_MAX_HOSTS),
+	[DRACK_A_POOL_REGIONS] = NLA_POLICY_RANGE(NLA_U32, 1, 16),
+};
+
+const struct nla_policy drack_section_req_nl_policy[DRACK_A_SECTION_CLASS + 1] = {
+	[DRACK_A_SECTION_ID] = { .type = NLA_U32, },
+	[DRACK_A_SECTION_CLASS] = NLA_POLICY_MAX(NLA_U32, 1),
+};
+
+/* Global operation policy for drack */
+const struct nla_policy drack_nl_policy[DRACK_A_REFUSAL + 1] = {
+	[DRACK_A_POOL] = NLA_POLICY_NESTED(drack_pool_req_nl_policy),
+	[DRACK_A_HOST] = NLA_POLICY_NESTED(drack_host_req_nl_policy),
+	[DRACK_A_SECTION] = NLA_POLICY_NESTED(drack_section_req_nl_policy),
+	[DRACK_A_NIC] = NLA_POLICY_NESTED(drack_nic_req_nl_policy),
+	[DRACK_A_ASSIGN] = NLA_POLICY_MAX(NLA_U32, 1),
 	[DRACK_A_REFUSAL] = NLA_POLICY_RANGE(NLA_U32, 1, 2),
 };
 

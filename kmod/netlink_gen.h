@@ -21,6 +21,12 @@
 #include <uapi/drack_pool.h>
 #include <uapi/drack_pool.h>
 
+/* Common nested types */
+extern const struct nla_policy drack_host_req_nl_policy[DRACK_A_HOST_IFINDEX + 1];
+extern const struct nla_policy drack_nic_req_nl_policy[DRACK_A_NIC_IFINDEX + 1];
+extern const struct nla_policy drack_pool_req_nl_policy[DRACK_A_POOL_REGIONS + 1];
+extern const struct nla_policy drack_section_req_nl_policy[DRACK_A_SECTION_CLASS + 1];
+
 /* Global operation policy for drack */
 extern const struct nla_policy drack_nl_policy[DRACK_A_REFUSAL + 1];
 

@@ -17,30 +17,47 @@ static void *drack_nl_local_hdr(struct sk_buff *skb,
 				struct drack_dev *dd, u8 cmd)
 {
 	void *hdr = drack_nl_put_dump(skb, cb, cmd);
+	struct nlattr *nest;
 
 	if (!hdr)
 		return NULL;
-	if (nla_put_u32(skb, DRACK_A_POOL_ID, dd->pool->id) ||
+	if (drack_nl_put_id(skb, DRACK_A_POOL, DRACK_A_POOL_ID, dd->pool->id))
+		goto cancel;
+	nest = nla_nest_start(skb, DRACK_A_HOST);
+	if (!nest ||
 	    nla_put_u32(skb, DRACK_A_HOST_ID, dd->host) ||
-	    nla_put_u32(skb, DRACK_A_IFINDEX, dd->ndev->ifindex) ||
-	    nla_put_string(skb, DRACK_A_IFNAME, dd->ndev->name)) {
-		genlmsg_cancel(skb, hdr);
-		return NULL;
-	}
+	    nla_put_u32(skb, DRACK_A_HOST_IFINDEX, dd->ndev->ifindex) ||
+	    nla_put_string(skb, DRACK_A_HOST_IFNAME, dd->ndev->name))
+		goto cancel;
+	nla_nest_end(skb, nest);
 	return hdr;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return NULL;
 }
 
-/* The request's interface filter: 0 for all, else a drack netdev. */
+/*
+ * The request's interface filter, host { ifindex }: 0 for all, else a
+ * drack netdev. A host nest without ifindex (a host id only) is refused:
+ * the dumps select local hosts by netdev.
+ */
 static int drack_nl_local_filter(struct netlink_callback *cb, u32 *ifindex)
 {
-	const struct nlattr *attr;
+	const struct nlattr *nest, *attr;
 	struct net_device *dev;
 	bool ok;
 
 	*ifindex = 0;
-	attr = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, DRACK_A_IFINDEX);
-	if (!attr)
+	nest = drack_nl_dump_attr(cb, DRACK_A_HOST);
+	if (!nest)
 		return 0;
+	attr = drack_nl_nested(nest, DRACK_A_HOST_IFINDEX);
+	if (!attr) {
+		NL_SET_ERR_MSG(cb->extack, "missing drack interface");
+		drack_nl_miss(cb->extack, nest, DRACK_A_HOST,
+			      DRACK_A_HOST_IFINDEX);
+		return -EINVAL;
+	}
 	*ifindex = nla_get_u32(attr);
 	rcu_read_lock();
 	dev = dev_get_by_index_rcu(sock_net(cb->skb->sk), *ifindex);
@@ -110,6 +127,7 @@ static int drack_nl_fill_peer(struct sk_buff *skb, struct netlink_callback *cb,
 			      struct drack_dev *dd, u32 peer)
 {
 	u64 txp, txb, rxp, rxb, bad;
+	struct nlattr *nest;
 	u32 state;
 	void *hdr;
 
@@ -124,20 +142,28 @@ static int drack_nl_fill_peer(struct sk_buff *skb, struct netlink_callback *cb,
 	hdr = drack_nl_local_hdr(skb, cb, dd, DRACK_CMD_PEER_GET);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, DRACK_A_PEER_ID, peer) ||
+	nest = nla_nest_start(skb, DRACK_A_PEER);
+	if (!nest ||
+	    nla_put_u32(skb, DRACK_A_PEER_ID, peer) ||
 	    nla_put_u32(skb, DRACK_A_PEER_STATE, state) ||
 	    nla_put_u32(skb, DRACK_A_PEER_REACHABLE,
 			drack_host_reachable(dd->pool, peer)) ||
-	    nla_put_u64_64bit(skb, DRACK_A_PEER_TX_PACKETS, txp, DRACK_A_PAD) ||
-	    nla_put_u64_64bit(skb, DRACK_A_PEER_TX_BYTES, txb, DRACK_A_PAD) ||
-	    nla_put_u64_64bit(skb, DRACK_A_PEER_RX_PACKETS, rxp, DRACK_A_PAD) ||
-	    nla_put_u64_64bit(skb, DRACK_A_PEER_RX_BYTES, rxb, DRACK_A_PAD) ||
-	    nla_put_u64_64bit(skb, DRACK_A_PEER_RX_BAD, bad, DRACK_A_PAD) ||
+	    nla_put_u64_64bit(skb, DRACK_A_PEER_TX_PACKETS, txp,
+			      DRACK_A_PEER_PAD) ||
+	    nla_put_u64_64bit(skb, DRACK_A_PEER_TX_BYTES, txb,
+			      DRACK_A_PEER_PAD) ||
+	    nla_put_u64_64bit(skb, DRACK_A_PEER_RX_PACKETS, rxp,
+			      DRACK_A_PEER_PAD) ||
+	    nla_put_u64_64bit(skb, DRACK_A_PEER_RX_BYTES, rxb,
+			      DRACK_A_PEER_PAD) ||
+	    nla_put_u64_64bit(skb, DRACK_A_PEER_RX_BAD, bad,
+			      DRACK_A_PEER_PAD) ||
 	    nla_put_u32(skb, DRACK_A_PEER_STALLED,
 			READ_ONCE(dd->peers[peer].stalled))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
+	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
 	return 0;
 }
@@ -152,13 +178,16 @@ static int drack_nl_fill_class(struct sk_buff *skb,
 			       struct drack_dev *dd, u32 buf_class)
 {
 	struct drack_class_counters c;
+	struct nlattr *nest;
 	void *hdr;
 
 	drack_alloc_counters(&dd->alloc, buf_class, &c);
 	hdr = drack_nl_local_hdr(skb, cb, dd, DRACK_CMD_CLASS_GET);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, DRACK_A_CLASS, buf_class) ||
+	nest = nla_nest_start(skb, DRACK_A_CLASS);
+	if (!nest ||
+	    nla_put_u32(skb, DRACK_A_CLASS_ID, buf_class) ||
 	    nla_put_u32(skb, DRACK_A_CLASS_SECTIONS, c.sections) ||
 	    nla_put_u32(skb, DRACK_A_CLASS_TOTAL, c.total) ||
 	    nla_put_u32(skb, DRACK_A_CLASS_FREE, c.free) ||
@@ -168,6 +197,7 @@ static int drack_nl_fill_class(struct sk_buff *skb,
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
+	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
 	return 0;
 }

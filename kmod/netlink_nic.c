@@ -12,24 +12,30 @@
 #include "device.h"
 #include "netlink.h"
 
-/* A netdev of the request's netns by the ifindex in @type (RTNL). */
-static struct net_device *drack_nl_dev(struct genl_info *info, int type)
+/*
+ * A netdev of the request's netns by the ifindex in nest @nest (host: the
+ * drack netdev, nic: the physical NIC), under RTNL. *@attr: the ifindex.
+ */
+static struct net_device *drack_nl_dev(struct genl_info *info, int nest,
+				       const struct nlattr **attr)
 {
+	int type = nest == DRACK_A_HOST ? DRACK_A_HOST_IFINDEX :
+					  DRACK_A_NIC_IFINDEX;
 	struct net_device *dev;
 
-	if (!info->attrs[type]) {
-		if (type == DRACK_A_IFINDEX)
+	*attr = DRACK_NL_ATTR(info, nest, type);
+	if (!*attr) {
+		if (nest == DRACK_A_HOST)
 			NL_SET_ERR_MSG(info->extack, "missing drack interface");
 		else
-			NL_SET_ERR_MSG(info->extack, "missing physical interface");
-		NL_SET_ERR_ATTR_MISS(info->extack, NULL, type);
+			NL_SET_ERR_MSG(info->extack,
+				       "missing physical interface");
+		drack_nl_miss(info->extack, info->attrs[nest], nest, type);
 		return ERR_PTR(-EINVAL);
 	}
-	dev = __dev_get_by_index(genl_info_net(info),
-				 nla_get_u32(info->attrs[type]));
+	dev = __dev_get_by_index(genl_info_net(info), nla_get_u32(*attr));
 	if (!dev) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[type],
-				    "no such interface");
+		NL_SET_ERR_MSG_ATTR(info->extack, *attr, "no such interface");
 		return ERR_PTR(-ENODEV);
 	}
 	return dev;
@@ -38,6 +44,7 @@ static struct net_device *drack_nl_dev(struct genl_info *info, int type)
 int drack_nl_nic_export_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct net_device *rack, *lower;
+	const struct nlattr *attr;
 	struct drack_dev *dd;
 	struct sk_buff *msg;
 	void *hdr;
@@ -47,18 +54,17 @@ int drack_nl_nic_export_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 	rtnl_lock();
-	rack = drack_nl_dev(info, DRACK_A_IFINDEX);
+	rack = drack_nl_dev(info, DRACK_A_HOST, &attr);
 	if (IS_ERR(rack)) {
 		id = PTR_ERR(rack);
 		goto out;
 	}
 	if (rack->rtnl_link_ops != &drack_link_ops) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[DRACK_A_IFINDEX],
-				    "not a drack interface");
+		NL_SET_ERR_MSG_ATTR(info->extack, attr, "not a drack interface");
 		id = -EINVAL;
 		goto out;
 	}
-	lower = drack_nl_dev(info, DRACK_A_NIC_IFINDEX);
+	lower = drack_nl_dev(info, DRACK_A_NIC, &attr);
 	if (IS_ERR(lower)) {
 		id = PTR_ERR(lower);
 		goto out;
@@ -69,8 +75,9 @@ int drack_nl_nic_export_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	hdr = genlmsg_put_reply(msg, info, &drack_genl_family, 0,
 				DRACK_CMD_NIC_EXPORT);
-	if (!hdr || nla_put_u32(msg, DRACK_A_POOL_ID, dd->pool->id) ||
-	    nla_put_u32(msg, DRACK_A_NIC_ID, id)) {
+	if (!hdr ||
+	    drack_nl_put_id(msg, DRACK_A_POOL, DRACK_A_POOL_ID, dd->pool->id) ||
+	    drack_nl_put_id(msg, DRACK_A_NIC, DRACK_A_NIC_ID, id)) {
 		id = -EMSGSIZE;	/* exported all the same; show tells */
 		goto out;
 	}
@@ -85,20 +92,20 @@ out:
 
 int drack_nl_nic_unexport_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	const struct nlattr *attr;
 	struct net_device *lower;
 	struct drack_xnic *x;
 	int err = 0;
 
 	rtnl_lock();
-	lower = drack_nl_dev(info, DRACK_A_NIC_IFINDEX);
+	lower = drack_nl_dev(info, DRACK_A_NIC, &attr);
 	if (IS_ERR(lower)) {
 		err = PTR_ERR(lower);
 		goto out;
 	}
 	x = drack_xnic_of(lower);
 	if (!x) {
-		NL_SET_ERR_MSG_ATTR(info->extack,
-				    info->attrs[DRACK_A_NIC_IFINDEX],
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
 				    "the interface is not exported");
 		err = -ENOENT;
 		goto out;
@@ -111,20 +118,26 @@ out:
 
 int drack_nl_nic_assign_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr **attrs = info->attrs;
+	const struct nlattr *na, *ha;
 	struct drack_nic_entry *e;
 	struct drack_pool *pool;
 	u32 nic, host, on;
 	u64 assigned;
 	int err = 0;
 
-	if (DRACK_NL_NEED(info, DRACK_A_NIC_ID, "missing NIC id") ||
-	    DRACK_NL_NEED_HOST(info) ||
-	    DRACK_NL_NEED(info, DRACK_A_NIC_ASSIGN, "missing assign flag"))
+	na = DRACK_NL_NEED(info, DRACK_A_NIC, DRACK_A_NIC_ID, "missing NIC id");
+	ha = na ? DRACK_NL_NEED(info, DRACK_A_HOST, DRACK_A_HOST_ID,
+				"missing host id") : NULL;
+	if (!ha)
 		return -EINVAL;
-	nic = nla_get_u32(attrs[DRACK_A_NIC_ID]);
-	host = nla_get_u32(attrs[DRACK_A_HOST_ID]);
-	on = nla_get_u32(attrs[DRACK_A_NIC_ASSIGN]);
+	if (!info->attrs[DRACK_A_ASSIGN]) {
+		NL_SET_ERR_MSG(info->extack, "missing assign flag");
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, DRACK_A_ASSIGN);
+		return -EINVAL;
+	}
+	nic = nla_get_u32(na);
+	host = nla_get_u32(ha);
+	on = nla_get_u32(info->attrs[DRACK_A_ASSIGN]);
 
 	mutex_lock(&drack_pools_lock);
 	pool = drack_nl_fm_pool(info);
@@ -133,19 +146,19 @@ int drack_nl_nic_assign_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	if (nic >= pool->geo.max_nics) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attrs[DRACK_A_NIC_ID],
+		NL_SET_ERR_MSG_ATTR(info->extack, na,
 				    "NIC id beyond the pool's NIC table");
 		err = -ERANGE;
 		goto out;
 	}
 	if (host >= pool->geo.max_hosts) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attrs[DRACK_A_HOST_ID],
+		NL_SET_ERR_MSG_ATTR(info->extack, ha,
 				    "host id beyond the pool's host table");
 		err = -ERANGE;
 		goto out;
 	}
 	if (on && drack_nic_state(pool, nic) == DRACK_NIC_FREE) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attrs[DRACK_A_NIC_ID],
+		NL_SET_ERR_MSG_ATTR(info->extack, na,
 				    "no NIC exported in that slot");
 		err = -ENOENT;
 		goto out;
@@ -166,12 +179,11 @@ out:
 	return err;
 }
 
-/* This netns' view of @nic: the exported device and our vNIC, if any. */
+/* This netns' view of @nic: the exported device, if it is here. */
 static int drack_nl_fill_nic_local(struct sk_buff *skb, struct net *net,
 				   struct drack_pool *pool, u32 nic)
 {
 	struct drack_xnic *x;
-	struct drack_vnic *vn;
 	struct drack_dev *dd;
 	int err = 0;
 	u32 h;
@@ -186,15 +198,40 @@ static int drack_nl_fill_nic_local(struct sk_buff *skb, struct net *net,
 		    (nla_put_u32(skb, DRACK_A_NIC_IFINDEX, x->lower->ifindex) ||
 		     nla_put_string(skb, DRACK_A_NIC_IFNAME, x->lower->name)))
 			err = -EMSGSIZE;
+	}
+	rcu_read_unlock();
+	return err;
+}
+
+/* This netns' vNIC of @nic, if any: a vnic nest after the nic one. */
+static int drack_nl_fill_vnic(struct sk_buff *skb, struct net *net,
+			      struct drack_pool *pool, u32 nic)
+{
+	struct drack_vnic *vn;
+	struct drack_dev *dd;
+	struct nlattr *nest;
+	int err = 0;
+	u32 h;
+
+	rcu_read_lock();
+	for (h = 0; h < pool->geo.max_hosts && !err; h++) {
+		dd = drack_dev_of(rcu_dereference(pool->local[h]));
+		if (!dd)
+			continue;
 		vn = rcu_dereference(dd->nic.vnic[nic]);
-		if (!err && vn && net_eq(dev_net(vn->ndev), net) &&
-		    (nla_put_u32(skb, DRACK_A_HOST_ID, h) ||
-		     nla_put_u32(skb, DRACK_A_VNIC_IFINDEX, vn->ndev->ifindex) ||
-		     nla_put_string(skb, DRACK_A_VNIC_IFNAME, vn->ndev->name) ||
-		     nla_put_u32(skb, DRACK_A_VNIC_VIA, READ_ONCE(vn->via)) ||
-		     nla_put_u32(skb, DRACK_A_VNIC_FAILOVERS,
-				 READ_ONCE(vn->st.failovers))))
+		if (!vn || !net_eq(dev_net(vn->ndev), net))
+			continue;
+		nest = nla_nest_start(skb, DRACK_A_VNIC);
+		if (!nest ||
+		    nla_put_u32(skb, DRACK_A_VNIC_HOST, h) ||
+		    nla_put_u32(skb, DRACK_A_VNIC_IFINDEX, vn->ndev->ifindex) ||
+		    nla_put_string(skb, DRACK_A_VNIC_IFNAME, vn->ndev->name) ||
+		    nla_put_u32(skb, DRACK_A_VNIC_VIA, READ_ONCE(vn->via)) ||
+		    nla_put_u32(skb, DRACK_A_VNIC_FAILOVERS,
+				READ_ONCE(vn->st.failovers)))
 			err = -EMSGSIZE;
+		else
+			nla_nest_end(skb, nest);
 	}
 	rcu_read_unlock();
 	return err;
@@ -205,6 +242,8 @@ static int drack_nl_fill_nic(struct sk_buff *skb, struct netlink_callback *cb,
 {
 	struct drack_nic_entry *e = drack_nic_entry(pool, nic);
 	u32 state = drack_nic_state(pool, nic);
+	struct net *net = sock_net(cb->skb->sk);
+	struct nlattr *nest;
 	u8 mac[ETH_ALEN];
 	void *hdr;
 
@@ -214,7 +253,10 @@ static int drack_nl_fill_nic(struct sk_buff *skb, struct netlink_callback *cb,
 	hdr = drack_nl_put_dump(skb, cb, DRACK_CMD_NIC_GET);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, DRACK_A_POOL_ID, pool->id) ||
+	if (drack_nl_put_id(skb, DRACK_A_POOL, DRACK_A_POOL_ID, pool->id))
+		goto cancel;
+	nest = nla_nest_start(skb, DRACK_A_NIC);
+	if (!nest ||
 	    nla_put_u32(skb, DRACK_A_NIC_ID, nic) ||
 	    nla_put_u32(skb, DRACK_A_NIC_STATE, state) ||
 	    nla_put_u32(skb, DRACK_A_NIC_OWNER,
@@ -226,23 +268,28 @@ static int drack_nl_fill_nic(struct sk_buff *skb, struct netlink_callback *cb,
 			le32_to_cpu(READ_ONCE(e->rate_mbps))) ||
 	    nla_put_u64_64bit(skb, DRACK_A_NIC_ASSIGNED,
 			      le64_to_cpu(READ_ONCE(e->assigned)),
-			      DRACK_A_PAD) ||
+			      DRACK_A_NIC_PAD) ||
 	    nla_put_u64_64bit(skb, DRACK_A_NIC_TX_BYTES,
 			      le64_to_cpu(READ_ONCE(e->tx_bytes)),
-			      DRACK_A_PAD) ||
+			      DRACK_A_NIC_PAD) ||
 	    nla_put_u64_64bit(skb, DRACK_A_NIC_RX_BYTES,
 			      le64_to_cpu(READ_ONCE(e->rx_bytes)),
-			      DRACK_A_PAD) ||
+			      DRACK_A_NIC_PAD) ||
 	    nla_put_u32(skb, DRACK_A_NIC_QUEUE_DEPTH,
 			le32_to_cpu(READ_ONCE(e->queue_depth))) ||
 	    nla_put_u64_64bit(skb, DRACK_A_NIC_DROPS,
-			      le64_to_cpu(READ_ONCE(e->drops)), DRACK_A_PAD) ||
-	    drack_nl_fill_nic_local(skb, sock_net(cb->skb->sk), pool, nic)) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
+			      le64_to_cpu(READ_ONCE(e->drops)),
+			      DRACK_A_NIC_PAD) ||
+	    drack_nl_fill_nic_local(skb, net, pool, nic))
+		goto cancel;
+	nla_nest_end(skb, nest);
+	if (drack_nl_fill_vnic(skb, net, pool, nic))
+		goto cancel;
 	genlmsg_end(skb, hdr);
 	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
 }
 
 int drack_nl_nic_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)

@@ -72,15 +72,22 @@ int drack_events_fd(const struct drack_events *ev)
 static int dl_event_parse(struct drack_events *ev, struct nlmsghdr *nlh,
 			  drack_event_cb cb, void *arg)
 {
-	struct nlattr *tb[DRACK_A_MAX + 1];
+	struct nlattr *top[DRACK_A_MAX + 1], *pt[DRACK_A_POOL_MAX + 1];
+	struct nlattr *ht[DRACK_A_HOST_MAX + 1], *st[DRACK_A_SECTION_MAX + 1];
+	struct nlattr *ct[DRACK_A_CLASS_MAX + 1], *nt[DRACK_A_NIC_MAX + 1];
+	struct nlattr *rt[DRACK_A_PEER_MAX + 1];
 	struct genlmsghdr *gnlh;
 	struct drack_event e;
 
 	if (nlh->nlmsg_type != ev->family || !genlmsg_valid_hdr(nlh, 0))
 		return 0;
-	if (genlmsg_parse(nlh, 0, tb, DRACK_A_MAX, dl_policy) < 0)
+	if (genlmsg_parse(nlh, 0, top, DRACK_A_MAX, dl_policy) < 0 ||
+	    dl_nest(top, DRACK_A_POOL, pt) || dl_nest(top, DRACK_A_HOST, ht) ||
+	    dl_nest(top, DRACK_A_SECTION, st) ||
+	    dl_nest(top, DRACK_A_CLASS, ct) || dl_nest(top, DRACK_A_NIC, nt) ||
+	    dl_nest(top, DRACK_A_PEER, rt))
 		return 0;
-	if (!tb[DRACK_A_POOL_ID])
+	if (!pt[DRACK_A_POOL_ID])
 		return 0;
 
 	gnlh = nlmsg_data(nlh);
@@ -88,46 +95,48 @@ static int dl_event_parse(struct drack_events *ev, struct nlmsghdr *nlh,
 	switch (gnlh->cmd) {
 	case DRACK_CMD_SECTION_REQUEST:
 		e.type = DRACK_EVENT_SECTION_REQUEST;
-		if (!tb[DRACK_A_HOST_ID])
+		if (!ht[DRACK_A_HOST_ID])
 			return 0;
 		break;
 	case DRACK_CMD_HOST_NOTIFY:
 		e.type = DRACK_EVENT_HOST_NOTIFY;
-		if (!tb[DRACK_A_HOST_ID])
+		if (!ht[DRACK_A_HOST_ID])
 			return 0;
 		break;
 	case DRACK_CMD_SECTION_NOTIFY:
 		e.type = DRACK_EVENT_SECTION_NOTIFY;
-		if (!tb[DRACK_A_SECTION_ID] || !tb[DRACK_A_SECTION_OWNER])
+		if (!st[DRACK_A_SECTION_ID] || !st[DRACK_A_SECTION_OWNER])
 			return 0;
 		break;
 	case DRACK_CMD_NIC_NOTIFY:
 		e.type = DRACK_EVENT_NIC_NOTIFY;
-		if (!tb[DRACK_A_NIC_ID] || !tb[DRACK_A_NIC_STATE])
+		if (!nt[DRACK_A_NIC_ID] || !nt[DRACK_A_NIC_STATE])
 			return 0;
 		break;
 	case DRACK_CMD_PEER_NOTIFY:
 		e.type = DRACK_EVENT_PEER_NOTIFY;
-		if (!tb[DRACK_A_HOST_ID] || !tb[DRACK_A_PEER_ID])
+		if (!ht[DRACK_A_HOST_ID] || !rt[DRACK_A_PEER_ID])
 			return 0;
 		break;
 	default:
 		return 0;
 	}
-	e.pool = dl_u32(tb, DRACK_A_POOL_ID);
-	e.host = dl_u32(tb, DRACK_A_HOST_ID);
-	e.buf_class = dl_u32(tb, DRACK_A_CLASS);
-	e.count = dl_u32(tb, DRACK_A_COUNT);
-	e.state = dl_u32(tb, DRACK_A_HOST_STATE);
-	e.section = dl_u32(tb, DRACK_A_SECTION_ID);
-	e.owner = dl_u32(tb, DRACK_A_SECTION_OWNER);
+	e.pool = dl_u32(pt, DRACK_A_POOL_ID);
+	e.host = dl_u32(ht, DRACK_A_HOST_ID);
+	/* the class wanted, or the class of the Section that moved */
+	e.buf_class = ct[DRACK_A_CLASS_ID] ? dl_u32(ct, DRACK_A_CLASS_ID) :
+					     dl_u32(st, DRACK_A_SECTION_CLASS);
+	e.count = dl_u32(top, DRACK_A_COUNT);
+	e.state = dl_u32(ht, DRACK_A_HOST_STATE);
+	e.section = dl_u32(st, DRACK_A_SECTION_ID);
+	e.owner = dl_u32(st, DRACK_A_SECTION_OWNER);
 	if (e.type == DRACK_EVENT_NIC_NOTIFY) {
-		e.nic = dl_u32(tb, DRACK_A_NIC_ID);
-		e.state = dl_u32(tb, DRACK_A_NIC_STATE);
-		e.owner = dl_u32(tb, DRACK_A_NIC_OWNER);
+		e.nic = dl_u32(nt, DRACK_A_NIC_ID);
+		e.state = dl_u32(nt, DRACK_A_NIC_STATE);
+		e.owner = dl_u32(nt, DRACK_A_NIC_OWNER);
 	}
-	e.peer = dl_u32(tb, DRACK_A_PEER_ID);
-	e.stalled = dl_u32(tb, DRACK_A_PEER_STALLED);
+	e.peer = dl_u32(rt, DRACK_A_PEER_ID);
+	e.stalled = dl_u32(rt, DRACK_A_PEER_STALLED);
 	cb(&e, arg);
 	return 1;
 }

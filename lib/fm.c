@@ -11,22 +11,49 @@
 #include "internal.h"
 
 /*
- * One request with a pool id and up to two more u32 attributes (type 0:
- * none), acknowledged or refused with the kernel's message in @errbuf.
+ * One request with pool { id [, max-hosts, regions] } (0: left out) and up
+ * to one more u32 @type (0: none) in nest @nest (0: at the top level),
+ * plus the u32 @type2 (0: none) at the top level; acknowledged or refused
+ * with the kernel's message in @errbuf.
  */
-static int dl_fm_cmd(struct drack_nl *nl, uint8_t cmd, uint32_t pool,
-		     int type1, uint32_t val1, int type2, uint32_t val2,
+struct dl_fm_req {
+	uint8_t cmd;
+	uint32_t pool, max_hosts, regions;
+	int nest, type;
+	uint32_t val;
+	int type2;
+	uint32_t val2;
+};
+
+static int dl_fm_put(struct nl_msg *msg, const struct dl_fm_req *r)
+{
+	struct nlattr *nest = nla_nest_start(msg, DRACK_A_POOL | NLA_F_NESTED);
+
+	if (!nest || nla_put_u32(msg, DRACK_A_POOL_ID, r->pool) < 0 ||
+	    (r->max_hosts &&
+	     nla_put_u32(msg, DRACK_A_POOL_MAX_HOSTS, r->max_hosts) < 0) ||
+	    (r->regions &&
+	     nla_put_u32(msg, DRACK_A_POOL_REGIONS, r->regions) < 0))
+		return -ENOMEM;
+	nla_nest_end(msg, nest);
+	if (r->type && r->nest &&
+	    dl_put_id(msg, r->nest, r->type, r->val) < 0)
+		return -ENOMEM;
+	if (r->type2 && nla_put_u32(msg, r->type2, r->val2) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static int dl_fm_cmd(struct drack_nl *nl, const struct dl_fm_req *r,
 		     char *errbuf, size_t errlen)
 {
-	struct nl_msg *msg = dl_msg(nl, cmd, 0);
+	struct nl_msg *msg = dl_msg(nl, r->cmd, 0);
 
 	if (errbuf && errlen)
 		errbuf[0] = '\0';
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u32(msg, DRACK_A_POOL_ID, pool) < 0 ||
-	    (type1 && nla_put_u32(msg, type1, val1) < 0) ||
-	    (type2 && nla_put_u32(msg, type2, val2) < 0)) {
+	if (dl_fm_put(msg, r) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
@@ -36,43 +63,65 @@ static int dl_fm_cmd(struct drack_nl *nl, uint8_t cmd, uint32_t pool,
 int drack_fm_register(struct drack_nl *nl, uint32_t pool, char *errbuf,
 		      size_t errlen)
 {
-	return dl_fm_cmd(nl, DRACK_CMD_FM_REGISTER, pool, 0, 0, 0, 0,
-			 errbuf, errlen);
+	const struct dl_fm_req r = {
+		.cmd = DRACK_CMD_FM_REGISTER, .pool = pool,
+	};
+
+	return dl_fm_cmd(nl, &r, errbuf, errlen);
 }
 
 int drack_fm_unregister(struct drack_nl *nl, uint32_t pool, char *errbuf,
 			size_t errlen)
 {
-	return dl_fm_cmd(nl, DRACK_CMD_FM_UNREGISTER, pool, 0, 0, 0, 0,
-			 errbuf, errlen);
+	const struct dl_fm_req r = {
+		.cmd = DRACK_CMD_FM_UNREGISTER, .pool = pool,
+	};
+
+	return dl_fm_cmd(nl, &r, errbuf, errlen);
 }
 
 int drack_section_refuse(struct drack_nl *nl, uint32_t pool, uint32_t host,
 			 uint32_t why, char *errbuf, size_t errlen)
 {
-	return dl_fm_cmd(nl, DRACK_CMD_SECTION_REFUSE, pool, DRACK_A_HOST_ID,
-			 host, DRACK_A_REFUSAL, why, errbuf, errlen);
+	const struct dl_fm_req r = {
+		DRACK_CMD_SECTION_REFUSE, pool, 0, 0,
+		DRACK_A_HOST, DRACK_A_HOST_ID, host, DRACK_A_REFUSAL, why,
+	};
+
+	return dl_fm_cmd(nl, &r, errbuf, errlen);
 }
 
 int drack_section_revoke(struct drack_nl *nl, uint32_t pool,
 			 uint32_t section, char *errbuf, size_t errlen)
 {
-	return dl_fm_cmd(nl, DRACK_CMD_SECTION_REVOKE, pool,
-			 DRACK_A_SECTION_ID, section, 0, 0, errbuf, errlen);
+	const struct dl_fm_req r = {
+		DRACK_CMD_SECTION_REVOKE, pool, 0, 0,
+		DRACK_A_SECTION, DRACK_A_SECTION_ID, section, 0, 0,
+	};
+
+	return dl_fm_cmd(nl, &r, errbuf, errlen);
 }
 
 int drack_host_fence(struct drack_nl *nl, uint32_t pool, uint32_t host,
 		     char *errbuf, size_t errlen)
 {
-	return dl_fm_cmd(nl, DRACK_CMD_HOST_FENCE, pool,
-			 DRACK_A_HOST_ID, host, 0, 0, errbuf, errlen);
+	const struct dl_fm_req r = {
+		DRACK_CMD_HOST_FENCE, pool, 0, 0,
+		DRACK_A_HOST, DRACK_A_HOST_ID, host, 0, 0,
+	};
+
+	return dl_fm_cmd(nl, &r, errbuf, errlen);
 }
 
 int drack_host_reclaim(struct drack_nl *nl, uint32_t pool, uint32_t host,
 		       char *errbuf, size_t errlen)
 {
-	return dl_fm_cmd(nl, DRACK_CMD_HOST_RECLAIM, pool,
-			 DRACK_A_HOST_ID, host, 0, 0, errbuf, errlen);
+	const struct dl_fm_req r = {
+		DRACK_CMD_HOST_RECLAIM, pool, 0, 0,
+		DRACK_A_HOST, DRACK_A_HOST_ID, host, 0, 0,
+	};
+
+	return dl_fm_cmd(nl, &r, errbuf, errlen);
 }
 
 /*
@@ -82,8 +131,10 @@ int drack_host_reclaim(struct drack_nl *nl, uint32_t pool, uint32_t host,
 int drack_pool_format(struct drack_nl *nl, uint32_t pool, uint32_t max_hosts,
 		      uint32_t regions, char *errbuf, size_t errlen)
 {
-	return dl_fm_cmd(nl, DRACK_CMD_POOL_FORMAT, pool,
-			 max_hosts ? DRACK_A_POOL_MAX_HOSTS : 0, max_hosts,
-			 regions ? DRACK_A_POOL_REGIONS : 0, regions,
-			 errbuf, errlen);
+	const struct dl_fm_req r = {
+		.cmd = DRACK_CMD_POOL_FORMAT, .pool = pool,
+		.max_hosts = max_hosts, .regions = regions,
+	};
+
+	return dl_fm_cmd(nl, &r, errbuf, errlen);
 }

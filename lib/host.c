@@ -12,14 +12,16 @@ struct dl_host_walk {
 
 static int dl_host_parse(struct nlmsghdr *nlh, void *arg)
 {
-	struct nlattr *tb[DRACK_A_MAX + 1];
+	struct nlattr *top[DRACK_A_MAX + 1], *pt[DRACK_A_POOL_MAX + 1];
+	struct nlattr *tb[DRACK_A_HOST_MAX + 1];
 	struct dl_host_walk *w = arg;
 	struct drack_host_info h;
 
-	if (dl_attrs(nlh, tb))
+	if (dl_attrs(nlh, top) || dl_nest(top, DRACK_A_POOL, pt) ||
+	    dl_nest(top, DRACK_A_HOST, tb))
 		return -EPROTO;
 	memset(&h, 0, sizeof(h));
-	h.pool = tb[DRACK_A_POOL_ID] ? dl_u32(tb, DRACK_A_POOL_ID) : w->pool;
+	h.pool = pt[DRACK_A_POOL_ID] ? dl_u32(pt, DRACK_A_POOL_ID) : w->pool;
 	h.id = dl_u32(tb, DRACK_A_HOST_ID);
 	h.state = dl_u32(tb, DRACK_A_HOST_STATE);
 	h.flags = dl_u32(tb, DRACK_A_HOST_FLAGS);
@@ -45,7 +47,7 @@ int drack_host_list(struct drack_nl *nl, uint32_t pool, drack_host_cb cb,
 
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u32(msg, DRACK_A_POOL_ID, pool) < 0) {
+	if (dl_put_id(msg, DRACK_A_POOL, DRACK_A_POOL_ID, pool) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}

@@ -19,8 +19,16 @@ struct drack_nl {
 /* Called for every reply message; non-zero stops the user's walk. */
 typedef int (*dl_parse_fn)(struct nlmsghdr *nlh, void *arg);
 
-/* policy_gen.c, generated from the family's spec (tools/ynl/regen.sh) */
+/*
+ * policy_gen.c, generated from the family's spec (tools/ynl/regen.sh):
+ * the top level's policy, and per nest of it the policy of its set.
+ */
+struct dl_nest {
+	struct nla_policy *policy;
+	int maxtype;
+};
 extern struct nla_policy dl_policy[DRACK_A_MAX + 1];
+extern const struct dl_nest dl_nests[DRACK_A_MAX + 1];
 extern const char *const dl_stat_names[DRACK_STAT_MAX + 1];
 
 /* A connected generic netlink socket with extended ACKs, or NULL, errno. */
@@ -35,6 +43,14 @@ int dl_family(struct nl_sock *sk, int *group);
 struct nl_msg *dl_msg(struct drack_nl *nl, uint8_t cmd, int flags);
 /* Parse a drack message's attributes with dl_policy: 0 or -EPROTO. */
 int dl_attrs(struct nlmsghdr *nlh, struct nlattr **tb);
+/*
+ * Parse nest @type of @tb (DRACK_A_HOST ...) with its set's policy into
+ * @ntb, sized DRACK_A_HOST_MAX + 1 ...: all NULL if the nest is absent.
+ * 0 or -EPROTO.
+ */
+int dl_nest(struct nlattr **tb, int type, struct nlattr **ntb);
+/* Put nest @type holding the one u32 @ntype = @val: 0 or -ENOMEM. */
+int dl_put_id(struct nl_msg *msg, int type, int ntype, uint32_t val);
 /*
  * Send @msg (consumed) and read replies up to the final ACK, error or
  * end of dump. Returns 0, the first non-zero value of @parse, or -errno;

@@ -3,19 +3,24 @@
  * The state of the local hosts, the drack netdevs of the caller's network
  * namespace: DRACK_CMD_PEER_GET, DRACK_CMD_CLASS_GET and
  * DRACK_CMD_STATS_GET, dumps of every local host or, with
- * DRACK_A_IFINDEX, of one.
+ * DRACK_A_HOST { ifindex }, of one.
  */
 #include <errno.h>
 #include <string.h>
 #include "internal.h"
 
-/* Which local host a reply is about. */
-static void dl_local(struct nlattr **tb, struct drack_local *l)
+/* Which local host a reply is about: its pool and host nests. */
+static int dl_local(struct nlattr **top, struct drack_local *l)
 {
-	l->pool = dl_u32(tb, DRACK_A_POOL_ID);
-	l->host = dl_u32(tb, DRACK_A_HOST_ID);
-	l->ifindex = dl_u32(tb, DRACK_A_IFINDEX);
-	dl_string(tb, DRACK_A_IFNAME, l->ifname, sizeof(l->ifname));
+	struct nlattr *pt[DRACK_A_POOL_MAX + 1], *ht[DRACK_A_HOST_MAX + 1];
+
+	if (dl_nest(top, DRACK_A_POOL, pt) || dl_nest(top, DRACK_A_HOST, ht))
+		return -EPROTO;
+	l->pool = dl_u32(pt, DRACK_A_POOL_ID);
+	l->host = dl_u32(ht, DRACK_A_HOST_ID);
+	l->ifindex = dl_u32(ht, DRACK_A_HOST_IFINDEX);
+	dl_string(ht, DRACK_A_HOST_IFNAME, l->ifname, sizeof(l->ifname));
+	return 0;
 }
 
 /* A dump request of @cmd, for the netdev @ifindex if it is not 0. */
@@ -24,7 +29,8 @@ static struct nl_msg *dl_local_msg(struct drack_nl *nl, uint8_t cmd,
 {
 	struct nl_msg *msg = dl_msg(nl, cmd, NLM_F_DUMP);
 
-	if (msg && ifindex && nla_put_u32(msg, DRACK_A_IFINDEX, ifindex) < 0) {
+	if (msg && ifindex &&
+	    dl_put_id(msg, DRACK_A_HOST, DRACK_A_HOST_IFINDEX, ifindex) < 0) {
 		nlmsg_free(msg);
 		return NULL;
 	}
@@ -38,14 +44,14 @@ struct dl_peer_walk {
 
 static int dl_peer_parse(struct nlmsghdr *nlh, void *arg)
 {
-	struct nlattr *tb[DRACK_A_MAX + 1];
+	struct nlattr *top[DRACK_A_MAX + 1], *tb[DRACK_A_PEER_MAX + 1];
 	struct dl_peer_walk *w = arg;
 	struct drack_peer_info p;
 
-	if (dl_attrs(nlh, tb))
-		return -EPROTO;
 	memset(&p, 0, sizeof(p));
-	dl_local(tb, &p.local);
+	if (dl_attrs(nlh, top) || dl_local(top, &p.local) ||
+	    dl_nest(top, DRACK_A_PEER, tb))
+		return -EPROTO;
 	p.peer = dl_u32(tb, DRACK_A_PEER_ID);
 	p.state = dl_u32(tb, DRACK_A_PEER_STATE);
 	p.reachable = dl_u32(tb, DRACK_A_PEER_REACHABLE);
@@ -76,15 +82,15 @@ struct dl_class_walk {
 
 static int dl_class_parse(struct nlmsghdr *nlh, void *arg)
 {
-	struct nlattr *tb[DRACK_A_MAX + 1];
+	struct nlattr *top[DRACK_A_MAX + 1], *tb[DRACK_A_CLASS_MAX + 1];
 	struct dl_class_walk *w = arg;
 	struct drack_class_info c;
 
-	if (dl_attrs(nlh, tb))
-		return -EPROTO;
 	memset(&c, 0, sizeof(c));
-	dl_local(tb, &c.local);
-	c.buf_class = dl_u32(tb, DRACK_A_CLASS);
+	if (dl_attrs(nlh, top) || dl_local(top, &c.local) ||
+	    dl_nest(top, DRACK_A_CLASS, tb))
+		return -EPROTO;
+	c.buf_class = dl_u32(tb, DRACK_A_CLASS_ID);
 	c.sections = dl_u32(tb, DRACK_A_CLASS_SECTIONS);
 	c.total = dl_u32(tb, DRACK_A_CLASS_TOTAL);
 	c.free = dl_u32(tb, DRACK_A_CLASS_FREE);
@@ -137,10 +143,9 @@ static int dl_stats_parse(struct nlmsghdr *nlh, void *arg)
 	struct dl_stats_walk *w = arg;
 	struct drack_stats_info st;
 
-	if (dl_attrs(nlh, tb))
-		return -EPROTO;
 	memset(&st, 0, sizeof(st));
-	dl_local(tb, &st.local);
+	if (dl_attrs(nlh, tb) || dl_local(tb, &st.local))
+		return -EPROTO;
 	if (tb[DRACK_A_STATS])
 		dl_stats_nest(tb[DRACK_A_STATS], &st);
 	return w->cb(&st, w->arg);

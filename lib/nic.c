@@ -17,14 +17,16 @@ struct dl_nic_walk {
 
 static int dl_nic_parse(struct nlmsghdr *nlh, void *arg)
 {
-	struct nlattr *tb[DRACK_A_MAX + 1];
+	struct nlattr *top[DRACK_A_MAX + 1], *pt[DRACK_A_POOL_MAX + 1];
+	struct nlattr *tb[DRACK_A_NIC_MAX + 1], *vt[DRACK_A_VNIC_MAX + 1];
 	struct dl_nic_walk *w = arg;
 	struct drack_nic_info n;
 
-	if (dl_attrs(nlh, tb))
+	if (dl_attrs(nlh, top) || dl_nest(top, DRACK_A_POOL, pt) ||
+	    dl_nest(top, DRACK_A_NIC, tb) || dl_nest(top, DRACK_A_VNIC, vt))
 		return -EPROTO;
 	memset(&n, 0, sizeof(n));
-	n.pool = tb[DRACK_A_POOL_ID] ? dl_u32(tb, DRACK_A_POOL_ID) : w->pool;
+	n.pool = pt[DRACK_A_POOL_ID] ? dl_u32(pt, DRACK_A_POOL_ID) : w->pool;
 	n.id = dl_u32(tb, DRACK_A_NIC_ID);
 	n.state = dl_u32(tb, DRACK_A_NIC_STATE);
 	n.owner = dl_u32(tb, DRACK_A_NIC_OWNER);
@@ -39,13 +41,13 @@ static int dl_nic_parse(struct nlmsghdr *nlh, void *arg)
 	n.drops = dl_u64(tb, DRACK_A_NIC_DROPS);
 	n.ifindex = dl_u32(tb, DRACK_A_NIC_IFINDEX);
 	dl_string(tb, DRACK_A_NIC_IFNAME, n.ifname, sizeof(n.ifname));
-	n.vnic_ifindex = dl_u32(tb, DRACK_A_VNIC_IFINDEX);
-	dl_string(tb, DRACK_A_VNIC_IFNAME, n.vnic_ifname,
+	n.vnic_ifindex = dl_u32(vt, DRACK_A_VNIC_IFINDEX);
+	dl_string(vt, DRACK_A_VNIC_IFNAME, n.vnic_ifname,
 		  sizeof(n.vnic_ifname));
 	if (n.vnic_ifindex)
-		n.vnic_host = dl_u32(tb, DRACK_A_HOST_ID);
-	n.vnic_via = dl_u32(tb, DRACK_A_VNIC_VIA);
-	n.vnic_failovers = dl_u32(tb, DRACK_A_VNIC_FAILOVERS);
+		n.vnic_host = dl_u32(vt, DRACK_A_VNIC_HOST);
+	n.vnic_via = dl_u32(vt, DRACK_A_VNIC_VIA);
+	n.vnic_failovers = dl_u32(vt, DRACK_A_VNIC_FAILOVERS);
 	return w->cb(&n, w->arg);
 }
 
@@ -57,7 +59,7 @@ int drack_nic_list(struct drack_nl *nl, uint32_t pool, drack_nic_cb cb,
 
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u32(msg, DRACK_A_POOL_ID, pool) < 0) {
+	if (dl_put_id(msg, DRACK_A_POOL, DRACK_A_POOL_ID, pool) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
@@ -70,15 +72,17 @@ struct dl_nic_export {
 
 static int dl_nic_export_parse(struct nlmsghdr *nlh, void *arg)
 {
-	struct nlattr *tb[DRACK_A_MAX + 1];
+	struct nlattr *top[DRACK_A_MAX + 1], *pt[DRACK_A_POOL_MAX + 1];
+	struct nlattr *nt[DRACK_A_NIC_MAX + 1];
 	struct dl_nic_export *x = arg;
 
-	if (dl_attrs(nlh, tb))
+	if (dl_attrs(nlh, top) || dl_nest(top, DRACK_A_POOL, pt) ||
+	    dl_nest(top, DRACK_A_NIC, nt))
 		return -EPROTO;
-	if (x->pool && tb[DRACK_A_POOL_ID])
-		*x->pool = dl_u32(tb, DRACK_A_POOL_ID);
-	if (x->nic && tb[DRACK_A_NIC_ID])
-		*x->nic = dl_u32(tb, DRACK_A_NIC_ID);
+	if (x->pool && pt[DRACK_A_POOL_ID])
+		*x->pool = dl_u32(pt, DRACK_A_POOL_ID);
+	if (x->nic && nt[DRACK_A_NIC_ID])
+		*x->nic = dl_u32(nt, DRACK_A_NIC_ID);
 	return 0;
 }
 
@@ -98,8 +102,8 @@ int drack_nic_export(struct drack_nl *nl, uint32_t ifindex,
 	msg = dl_msg(nl, DRACK_CMD_NIC_EXPORT, 0);
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u32(msg, DRACK_A_IFINDEX, ifindex) < 0 ||
-	    nla_put_u32(msg, DRACK_A_NIC_IFINDEX, nic_ifindex) < 0) {
+	if (dl_put_id(msg, DRACK_A_HOST, DRACK_A_HOST_IFINDEX, ifindex) < 0 ||
+	    dl_put_id(msg, DRACK_A_NIC, DRACK_A_NIC_IFINDEX, nic_ifindex) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
@@ -116,7 +120,7 @@ int drack_nic_unexport(struct drack_nl *nl, uint32_t nic_ifindex,
 	msg = dl_msg(nl, DRACK_CMD_NIC_UNEXPORT, 0);
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u32(msg, DRACK_A_NIC_IFINDEX, nic_ifindex) < 0) {
+	if (dl_put_id(msg, DRACK_A_NIC, DRACK_A_NIC_IFINDEX, nic_ifindex) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
@@ -133,10 +137,10 @@ int drack_nic_assign(struct drack_nl *nl, uint32_t pool, uint32_t nic,
 	msg = dl_msg(nl, DRACK_CMD_NIC_ASSIGN, 0);
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u32(msg, DRACK_A_POOL_ID, pool) < 0 ||
-	    nla_put_u32(msg, DRACK_A_NIC_ID, nic) < 0 ||
-	    nla_put_u32(msg, DRACK_A_HOST_ID, host) < 0 ||
-	    nla_put_u32(msg, DRACK_A_NIC_ASSIGN, assign ? 1 : 0) < 0) {
+	if (dl_put_id(msg, DRACK_A_POOL, DRACK_A_POOL_ID, pool) < 0 ||
+	    dl_put_id(msg, DRACK_A_NIC, DRACK_A_NIC_ID, nic) < 0 ||
+	    dl_put_id(msg, DRACK_A_HOST, DRACK_A_HOST_ID, host) < 0 ||
+	    nla_put_u32(msg, DRACK_A_ASSIGN, assign ? 1 : 0) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}

@@ -125,6 +125,29 @@ int dl_attrs(struct nlmsghdr *nlh, struct nlattr **tb)
 	return 0;
 }
 
+int dl_nest(struct nlattr **tb, int type, struct nlattr **ntb)
+{
+	const struct dl_nest *n = &dl_nests[type];
+
+	if (!tb[type]) {
+		memset(ntb, 0, (size_t)(n->maxtype + 1) * sizeof(*ntb));
+		return 0;
+	}
+	if (nla_parse_nested(ntb, n->maxtype, tb[type], n->policy) < 0)
+		return -EPROTO;
+	return 0;
+}
+
+int dl_put_id(struct nl_msg *msg, int type, int ntype, uint32_t val)
+{
+	struct nlattr *nest = nla_nest_start(msg, type | NLA_F_NESTED);
+
+	if (!nest || nla_put_u32(msg, ntype, val) < 0)
+		return -ENOMEM;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
 struct nl_msg *dl_msg(struct drack_nl *nl, uint8_t cmd, int flags)
 {
 	struct nl_msg *msg = nlmsg_alloc();

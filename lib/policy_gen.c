@@ -4,58 +4,94 @@
 
 #include "internal.h"
 
-/* What replies may carry; checked by genlmsg_parse before any nla_get. */
+/* What replies may carry in set drack; checked before any nla_get. */
 struct nla_policy dl_policy[DRACK_A_MAX + 1] = {
+	[DRACK_A_POOL] = { .type = NLA_NESTED },
+	[DRACK_A_HOST] = { .type = NLA_NESTED },
+	[DRACK_A_SECTION] = { .type = NLA_NESTED },
+	[DRACK_A_CLASS] = { .type = NLA_NESTED },
+	[DRACK_A_PEER] = { .type = NLA_NESTED },
+	[DRACK_A_NIC] = { .type = NLA_NESTED },
+	[DRACK_A_VNIC] = { .type = NLA_NESTED },
+	[DRACK_A_STATS] = { .type = NLA_NESTED },
+	[DRACK_A_COUNT] = { .type = NLA_U32 },
+	[DRACK_A_ASSIGN] = { .type = NLA_U32 },
+	[DRACK_A_REFUSAL] = { .type = NLA_U32 },
+};
+
+/* What replies may carry in set pool; checked before any nla_get. */
+struct nla_policy dl_pool_policy[DRACK_A_POOL_MAX + 1] = {
 	[DRACK_A_POOL_ID] = { .type = NLA_U32 },
+	[DRACK_A_POOL_MAX_HOSTS] = { .type = NLA_U32 },
+	[DRACK_A_POOL_REGIONS] = { .type = NLA_U32 },
 	[DRACK_A_POOL_BACKEND] = { .type = NLA_STRING },
 	[DRACK_A_POOL_SIZE] = { .type = NLA_U64 },
 	[DRACK_A_POOL_SECTION_SIZE] = { .type = NLA_U32 },
 	[DRACK_A_POOL_SECTION_COUNT] = { .type = NLA_U32 },
 	[DRACK_A_POOL_META_SECTIONS] = { .type = NLA_U32 },
 	[DRACK_A_POOL_FREE_SECTIONS] = { .type = NLA_U32 },
-	[DRACK_A_POOL_MAX_HOSTS] = { .type = NLA_U32 },
+	[DRACK_A_POOL_FM_PID] = { .type = NLA_U32 },
+	[DRACK_A_POOL_FM_EPOCH] = { .type = NLA_U64 },
+	[DRACK_A_POOL_MAX_NICS] = { .type = NLA_U32 },
+};
+
+/* What replies may carry in set host; checked before any nla_get. */
+struct nla_policy dl_host_policy[DRACK_A_HOST_MAX + 1] = {
 	[DRACK_A_HOST_ID] = { .type = NLA_U32 },
+	[DRACK_A_HOST_IFINDEX] = { .type = NLA_U32 },
+	[DRACK_A_HOST_IFNAME] = { .type = NLA_STRING },
 	[DRACK_A_HOST_STATE] = { .type = NLA_U32 },
 	[DRACK_A_HOST_FLAGS] = { .type = NLA_U32 },
 	[DRACK_A_HOST_MAC] = { .minlen = 6 },
-	[DRACK_A_HOST_IFINDEX] = { .type = NLA_U32 },
 	[DRACK_A_HOST_SECTIONS] = { .type = NLA_U32 },
 	[DRACK_A_HOST_HEARTBEAT] = { .type = NLA_U64 },
-	[DRACK_A_SECTION_ID] = { .type = NLA_U32 },
-	[DRACK_A_SECTION_OWNER] = { .type = NLA_U32 },
-	[DRACK_A_SECTION_GENERATION] = { .type = NLA_U32 },
-	[DRACK_A_CLASS] = { .type = NLA_U32 },
-	[DRACK_A_COUNT] = { .type = NLA_U32 },
-	[DRACK_A_POOL_REGIONS] = { .type = NLA_U32 },
-	[DRACK_A_POOL_FM_PID] = { .type = NLA_U32 },
-	[DRACK_A_POOL_FM_EPOCH] = { .type = NLA_U64 },
-	[DRACK_A_SECTION_REGION] = { .type = NLA_U32 },
-	[DRACK_A_SECTION_FLAGS] = { .type = NLA_U32 },
 	[DRACK_A_HOST_GENERATION] = { .type = NLA_U32 },
 	[DRACK_A_HOST_FREE_2K] = { .type = NLA_U32 },
 	[DRACK_A_HOST_FREE_64K] = { .type = NLA_U32 },
 	[DRACK_A_HOST_WANTED_2K] = { .type = NLA_U32 },
 	[DRACK_A_HOST_WANTED_64K] = { .type = NLA_U32 },
 	[DRACK_A_HOST_RELEASED] = { .type = NLA_U64 },
-	[DRACK_A_IFINDEX] = { .type = NLA_U32 },
-	[DRACK_A_IFNAME] = { .type = NLA_STRING },
-	[DRACK_A_PEER_ID] = { .type = NLA_U32 },
-	[DRACK_A_PEER_STATE] = { .type = NLA_U32 },
-	[DRACK_A_PEER_REACHABLE] = { .type = NLA_U32 },
-	[DRACK_A_PEER_TX_PACKETS] = { .type = NLA_U64 },
-	[DRACK_A_PEER_TX_BYTES] = { .type = NLA_U64 },
-	[DRACK_A_PEER_RX_PACKETS] = { .type = NLA_U64 },
-	[DRACK_A_PEER_RX_BYTES] = { .type = NLA_U64 },
-	[DRACK_A_PEER_RX_BAD] = { .type = NLA_U64 },
+};
+
+/* What replies may carry in set section; checked before any nla_get. */
+struct nla_policy dl_section_policy[DRACK_A_SECTION_MAX + 1] = {
+	[DRACK_A_SECTION_ID] = { .type = NLA_U32 },
+	[DRACK_A_SECTION_CLASS] = { .type = NLA_U32 },
+	[DRACK_A_SECTION_OWNER] = { .type = NLA_U32 },
+	[DRACK_A_SECTION_GENERATION] = { .type = NLA_U32 },
+	[DRACK_A_SECTION_REGION] = { .type = NLA_U32 },
+	[DRACK_A_SECTION_FLAGS] = { .type = NLA_U32 },
+};
+
+/* What replies may carry in set class; checked before any nla_get. */
+struct nla_policy dl_class_policy[DRACK_A_CLASS_MAX + 1] = {
+	[DRACK_A_CLASS_ID] = { .type = NLA_U32 },
 	[DRACK_A_CLASS_SECTIONS] = { .type = NLA_U32 },
 	[DRACK_A_CLASS_TOTAL] = { .type = NLA_U32 },
 	[DRACK_A_CLASS_FREE] = { .type = NLA_U32 },
 	[DRACK_A_CLASS_INFLIGHT] = { .type = NLA_U32 },
 	[DRACK_A_CLASS_REQUESTED] = { .type = NLA_U32 },
 	[DRACK_A_CLASS_DRAINING] = { .type = NLA_U32 },
-	[DRACK_A_STATS] = { .type = NLA_NESTED },
-	[DRACK_A_POOL_MAX_NICS] = { .type = NLA_U32 },
+};
+
+/* What replies may carry in set peer; checked before any nla_get. */
+struct nla_policy dl_peer_policy[DRACK_A_PEER_MAX + 1] = {
+	[DRACK_A_PEER_ID] = { .type = NLA_U32 },
+	[DRACK_A_PEER_STATE] = { .type = NLA_U32 },
+	[DRACK_A_PEER_REACHABLE] = { .type = NLA_U32 },
+	[DRACK_A_PEER_STALLED] = { .type = NLA_U32 },
+	[DRACK_A_PEER_TX_PACKETS] = { .type = NLA_U64 },
+	[DRACK_A_PEER_TX_BYTES] = { .type = NLA_U64 },
+	[DRACK_A_PEER_RX_PACKETS] = { .type = NLA_U64 },
+	[DRACK_A_PEER_RX_BYTES] = { .type = NLA_U64 },
+	[DRACK_A_PEER_RX_BAD] = { .type = NLA_U64 },
+};
+
+/* What replies may carry in set nic; checked before any nla_get. */
+struct nla_policy dl_nic_policy[DRACK_A_NIC_MAX + 1] = {
 	[DRACK_A_NIC_ID] = { .type = NLA_U32 },
+	[DRACK_A_NIC_IFINDEX] = { .type = NLA_U32 },
+	[DRACK_A_NIC_IFNAME] = { .type = NLA_STRING },
 	[DRACK_A_NIC_STATE] = { .type = NLA_U32 },
 	[DRACK_A_NIC_OWNER] = { .type = NLA_U32 },
 	[DRACK_A_NIC_MAC] = { .minlen = 6 },
@@ -66,15 +102,67 @@ struct nla_policy dl_policy[DRACK_A_MAX + 1] = {
 	[DRACK_A_NIC_RX_BYTES] = { .type = NLA_U64 },
 	[DRACK_A_NIC_QUEUE_DEPTH] = { .type = NLA_U32 },
 	[DRACK_A_NIC_DROPS] = { .type = NLA_U64 },
-	[DRACK_A_NIC_IFINDEX] = { .type = NLA_U32 },
-	[DRACK_A_NIC_IFNAME] = { .type = NLA_STRING },
-	[DRACK_A_NIC_ASSIGN] = { .type = NLA_U32 },
+};
+
+/* What replies may carry in set vnic; checked before any nla_get. */
+struct nla_policy dl_vnic_policy[DRACK_A_VNIC_MAX + 1] = {
+	[DRACK_A_VNIC_HOST] = { .type = NLA_U32 },
 	[DRACK_A_VNIC_IFINDEX] = { .type = NLA_U32 },
 	[DRACK_A_VNIC_IFNAME] = { .type = NLA_STRING },
 	[DRACK_A_VNIC_VIA] = { .type = NLA_U32 },
 	[DRACK_A_VNIC_FAILOVERS] = { .type = NLA_U32 },
-	[DRACK_A_PEER_STALLED] = { .type = NLA_U32 },
-	[DRACK_A_REFUSAL] = { .type = NLA_U32 },
+};
+
+/* What replies may carry in set stats; checked before any nla_get. */
+struct nla_policy dl_stats_policy[DRACK_STAT_MAX + 1] = {
+	[DRACK_STAT_TX_PACKETS] = { .type = NLA_U64 },
+	[DRACK_STAT_TX_BYTES] = { .type = NLA_U64 },
+	[DRACK_STAT_TX_REFS] = { .type = NLA_U64 },
+	[DRACK_STAT_TX_BCAST] = { .type = NLA_U64 },
+	[DRACK_STAT_TX_RING_FULL] = { .type = NLA_U64 },
+	[DRACK_STAT_TX_NO_BUFFER] = { .type = NLA_U64 },
+	[DRACK_STAT_TX_NO_PEER] = { .type = NLA_U64 },
+	[DRACK_STAT_TX_DROPPED] = { .type = NLA_U64 },
+	[DRACK_STAT_TX_DOORBELLS] = { .type = NLA_U64 },
+	[DRACK_STAT_TX_DOORBELLS_SUPPRESSED] = { .type = NLA_U64 },
+	[DRACK_STAT_RX_PACKETS] = { .type = NLA_U64 },
+	[DRACK_STAT_RX_BYTES] = { .type = NLA_U64 },
+	[DRACK_STAT_RX_REFS] = { .type = NLA_U64 },
+	[DRACK_STAT_RX_BAD_DESC] = { .type = NLA_U64 },
+	[DRACK_STAT_RX_BAD_RING] = { .type = NLA_U64 },
+	[DRACK_STAT_RX_ALLOC_FAIL] = { .type = NLA_U64 },
+	[DRACK_STAT_RX_DROPPED] = { .type = NLA_U64 },
+	[DRACK_STAT_RX_RET_OK] = { .type = NLA_U64 },
+	[DRACK_STAT_RX_RET_BAD] = { .type = NLA_U64 },
+	[DRACK_STAT_RX_RET_DOORBELLS] = { .type = NLA_U64 },
+	[DRACK_STAT_SECTION_REQUESTS] = { .type = NLA_U64 },
+	[DRACK_STAT_GRANTS] = { .type = NLA_U64 },
+	[DRACK_STAT_GRANT_BAD] = { .type = NLA_U64 },
+	[DRACK_STAT_REVOKES] = { .type = NLA_U64 },
+	[DRACK_STAT_PEERS_RELEASED] = { .type = NLA_U64 },
+	[DRACK_STAT_FENCED] = { .type = NLA_U64 },
+	[DRACK_STAT_TX_PEER_STALLED] = { .type = NLA_U64 },
+	[DRACK_STAT_TX_PEER_CAPPED] = { .type = NLA_U64 },
+	[DRACK_STAT_PEER_STALLS] = { .type = NLA_U64 },
+	[DRACK_STAT_RX_BYREF] = { .type = NLA_U64 },
+	[DRACK_STAT_RX_COPIED] = { .type = NLA_U64 },
+	[DRACK_STAT_RX_COPYBREAK] = { .type = NLA_U64 },
+	[DRACK_STAT_RX_HELD] = { .type = NLA_U64 },
+	[DRACK_STAT_TX_STOPS] = { .type = NLA_U64 },
+	[DRACK_STAT_TX_WAKES] = { .type = NLA_U64 },
+	[DRACK_STAT_RX_PEER_BACKOFFS] = { .type = NLA_U64 },
+};
+
+/* The policy of each nest of the top level, for dl_nest(). */
+const struct dl_nest dl_nests[DRACK_A_MAX + 1] = {
+	[DRACK_A_POOL] = { dl_pool_policy, DRACK_A_POOL_MAX },
+	[DRACK_A_HOST] = { dl_host_policy, DRACK_A_HOST_MAX },
+	[DRACK_A_SECTION] = { dl_section_policy, DRACK_A_SECTION_MAX },
+	[DRACK_A_CLASS] = { dl_class_policy, DRACK_A_CLASS_MAX },
+	[DRACK_A_PEER] = { dl_peer_policy, DRACK_A_PEER_MAX },
+	[DRACK_A_NIC] = { dl_nic_policy, DRACK_A_NIC_MAX },
+	[DRACK_A_VNIC] = { dl_vnic_policy, DRACK_A_VNIC_MAX },
+	[DRACK_A_STATS] = { dl_stats_policy, DRACK_STAT_MAX },
 };
 
 /* The names of enum drack_stat, as the tools print them. */

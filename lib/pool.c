@@ -4,9 +4,14 @@
 #include <string.h>
 #include "internal.h"
 
-static void dl_pool_info(struct nlattr **tb, struct drack_pool_info *p)
+/* The pool nest of a reply: 0 or -EPROTO. */
+static int dl_pool_info(struct nlattr **top, struct drack_pool_info *p)
 {
+	struct nlattr *tb[DRACK_A_POOL_MAX + 1];
+
 	memset(p, 0, sizeof(*p));
+	if (dl_nest(top, DRACK_A_POOL, tb))
+		return -EPROTO;
 	p->id = dl_u32(tb, DRACK_A_POOL_ID);
 	dl_string(tb, DRACK_A_POOL_BACKEND, p->backend, sizeof(p->backend));
 	p->size = dl_u64(tb, DRACK_A_POOL_SIZE);
@@ -19,6 +24,7 @@ static void dl_pool_info(struct nlattr **tb, struct drack_pool_info *p)
 	p->fm_pid = dl_u32(tb, DRACK_A_POOL_FM_PID);
 	p->fm_epoch = dl_u64(tb, DRACK_A_POOL_FM_EPOCH);
 	p->max_nics = dl_u32(tb, DRACK_A_POOL_MAX_NICS);
+	return 0;
 }
 
 struct dl_pool_walk {
@@ -32,9 +38,8 @@ static int dl_pool_parse(struct nlmsghdr *nlh, void *arg)
 	struct dl_pool_walk *w = arg;
 	struct drack_pool_info p;
 
-	if (dl_attrs(nlh, tb))
+	if (dl_attrs(nlh, tb) || dl_pool_info(tb, &p))
 		return -EPROTO;
-	dl_pool_info(tb, &p);
 	return w->cb(&p, w->arg);
 }
 
@@ -50,9 +55,8 @@ static int dl_pool_get_parse(struct nlmsghdr *nlh, void *arg)
 {
 	struct nlattr *tb[DRACK_A_MAX + 1];
 
-	if (dl_attrs(nlh, tb))
+	if (dl_attrs(nlh, tb) || dl_pool_info(tb, arg))
 		return -EPROTO;
-	dl_pool_info(tb, arg);
 	return 0;
 }
 
@@ -63,7 +67,7 @@ int drack_pool_get(struct drack_nl *nl, uint32_t pool,
 
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u32(msg, DRACK_A_POOL_ID, pool) < 0) {
+	if (dl_put_id(msg, DRACK_A_POOL, DRACK_A_POOL_ID, pool) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}

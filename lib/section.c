@@ -12,17 +12,19 @@ struct dl_section_walk {
 
 static int dl_section_parse(struct nlmsghdr *nlh, void *arg)
 {
-	struct nlattr *tb[DRACK_A_MAX + 1];
+	struct nlattr *top[DRACK_A_MAX + 1], *pt[DRACK_A_POOL_MAX + 1];
+	struct nlattr *tb[DRACK_A_SECTION_MAX + 1];
 	struct dl_section_walk *w = arg;
 	struct drack_section_info s;
 
-	if (dl_attrs(nlh, tb))
+	if (dl_attrs(nlh, top) || dl_nest(top, DRACK_A_POOL, pt) ||
+	    dl_nest(top, DRACK_A_SECTION, tb))
 		return -EPROTO;
 	memset(&s, 0, sizeof(s));
-	s.pool = tb[DRACK_A_POOL_ID] ? dl_u32(tb, DRACK_A_POOL_ID) : w->pool;
+	s.pool = pt[DRACK_A_POOL_ID] ? dl_u32(pt, DRACK_A_POOL_ID) : w->pool;
 	s.id = dl_u32(tb, DRACK_A_SECTION_ID);
 	s.owner = dl_u32(tb, DRACK_A_SECTION_OWNER);
-	s.buf_class = dl_u32(tb, DRACK_A_CLASS);
+	s.buf_class = dl_u32(tb, DRACK_A_SECTION_CLASS);
 	s.generation = dl_u32(tb, DRACK_A_SECTION_GENERATION);
 	s.region = dl_u32(tb, DRACK_A_SECTION_REGION);
 	s.flags = dl_u32(tb, DRACK_A_SECTION_FLAGS);
@@ -37,7 +39,7 @@ int drack_section_list(struct drack_nl *nl, uint32_t pool,
 
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u32(msg, DRACK_A_POOL_ID, pool) < 0) {
+	if (dl_put_id(msg, DRACK_A_POOL, DRACK_A_POOL_ID, pool) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
@@ -49,17 +51,20 @@ int drack_section_grant(struct drack_nl *nl, uint32_t pool, uint32_t host,
 			size_t errlen)
 {
 	struct nl_msg *msg = dl_msg(nl, DRACK_CMD_SECTION_GRANT, 0);
+	struct nlattr *nest;
 
 	if (errbuf && errlen)
 		errbuf[0] = '\0';
 	if (!msg)
 		return -ENOMEM;
-	if (nla_put_u32(msg, DRACK_A_POOL_ID, pool) < 0 ||
-	    nla_put_u32(msg, DRACK_A_HOST_ID, host) < 0 ||
+	if (dl_put_id(msg, DRACK_A_POOL, DRACK_A_POOL_ID, pool) < 0 ||
+	    dl_put_id(msg, DRACK_A_HOST, DRACK_A_HOST_ID, host) < 0 ||
+	    !(nest = nla_nest_start(msg, DRACK_A_SECTION | NLA_F_NESTED)) ||
 	    nla_put_u32(msg, DRACK_A_SECTION_ID, section) < 0 ||
-	    nla_put_u32(msg, DRACK_A_CLASS, buf_class) < 0) {
+	    nla_put_u32(msg, DRACK_A_SECTION_CLASS, buf_class) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
+	nla_nest_end(msg, nest);
 	return dl_txn(nl->sk, msg, NULL, NULL, errbuf, errlen);
 }

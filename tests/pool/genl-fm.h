@@ -21,20 +21,20 @@ TEST_F_TIMEOUT(genl, section_grant, 120)
 	ASSERT_NE(NONE, mine);
 	ASSERT_NE(NONE, slot);
 	/* missing attributes */
-	REJECT_MISS(nl, C, 0, DRACK_A_POOL_ID, G_HOST(H0), G_SECT(s), G_CLASS(0));
-	REJECT_MISS(nl, C, 0, DRACK_A_HOST_ID, A_POOL, G_SECT(s), G_CLASS(0));
-	REJECT_MISS(nl, C, 0, DRACK_A_SECTION_ID, A_POOL, G_HOST(H0), G_CLASS(0));
-	REJECT_MISS(nl, C, 0, DRACK_A_CLASS, A_POOL, G_HOST(H0), G_SECT(s));
+	REJECT_MISS(nl, C, 0, AP(ID), G_HOST(H0), G_SECT(s), G_CLASS(0));
+	REJECT_MISS(nl, C, 0, AH(ID), A_POOL, G_SECT(s), G_CLASS(0));
+	REJECT_MISS(nl, C, 0, AS(ID), A_POOL, G_HOST(H0), G_CLASS(0));
+	REJECT_MISS(nl, C, 0, AS(CLASS), A_POOL, G_HOST(H0), G_SECT(s));
 	reject(_metadata, nl, __LINE__, C, 0, NULL, -EINVAL, 0, -1, NULL, NOATTRS);
 	/* wrong lengths */
-	REJECT(nl, C, 0, -EINVAL, A_U8(DRACK_A_POOL_ID, 0), G_HOST(H0), G_SECT(s), G_CLASS(0));
-	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U8(DRACK_A_HOST_ID, H0), G_SECT(s), G_CLASS(0));
-	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U16(DRACK_A_HOST_ID, H0), G_SECT(s), G_CLASS(0));
-	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U64(DRACK_A_HOST_ID, H0), G_SECT(s), G_CLASS(0));
-	REJECT(nl, C, 0, -EINVAL, A_POOL, G_HOST(H0), A_U16(DRACK_A_SECTION_ID, s), G_CLASS(0));
-	REJECT(nl, C, 0, -EINVAL, A_POOL, G_HOST(H0), A_U64(DRACK_A_SECTION_ID, s), G_CLASS(0));
-	REJECT(nl, C, 0, -EINVAL, A_POOL, G_HOST(H0), G_SECT(s), A_U8(DRACK_A_CLASS, 0));
-	REJECT(nl, C, 0, -EINVAL, A_POOL, G_HOST(H0), G_SECT(s), A_EMPTY(DRACK_A_CLASS));
+	REJECT(nl, C, 0, -EINVAL, A_U8(AP(ID), 0), G_HOST(H0), G_SECT(s), G_CLASS(0));
+	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U8(AH(ID), H0), G_SECT(s), G_CLASS(0));
+	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U16(AH(ID), H0), G_SECT(s), G_CLASS(0));
+	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U64(AH(ID), H0), G_SECT(s), G_CLASS(0));
+	REJECT(nl, C, 0, -EINVAL, A_POOL, G_HOST(H0), A_U16(AS(ID), s), G_CLASS(0));
+	REJECT(nl, C, 0, -EINVAL, A_POOL, G_HOST(H0), A_U64(AS(ID), s), G_CLASS(0));
+	REJECT(nl, C, 0, -EINVAL, A_POOL, G_HOST(H0), G_SECT(s), A_U8(AS(CLASS), 0));
+	REJECT(nl, C, 0, -EINVAL, A_POOL, G_HOST(H0), G_SECT(s), A_EMPTY(AS(CLASS)));
 	/* out of range: the policy, then the pool's geometry */
 	REJECT(nl, C, 0, -ERANGE, A_POOL, G_HOST(DRACK_MAX_HOSTS), G_SECT(s), G_CLASS(0));
 	REJECT(nl, C, 0, -ERANGE, A_POOL, G_HOST(0xffffffff), G_SECT(s), G_CLASS(0));
@@ -49,7 +49,7 @@ TEST_F_TIMEOUT(genl, section_grant, 120)
 	REJECT(nl, C, 0, -EINVAL, A_POOL, G_HOST(H0), G_SECT(0), G_CLASS(0));
 	REJECT(nl, C, 0, -EINVAL, A_POOL, G_HOST(H0), G_SECT(t->meta - 1), G_CLASS(0));
 	/* unknown pool, a free host slot, a Section that is not free */
-	REJECT(nl, C, 0, -ENOENT, A_U32(DRACK_A_POOL_ID, NO_POOL), G_HOST(H0), G_SECT(s), G_CLASS(0));
+	REJECT(nl, C, 0, -ENOENT, A_U32(AP(ID), NO_POOL), G_HOST(H0), G_SECT(s), G_CLASS(0));
 	REJECT(nl, C, 0, -ENOENT, A_POOL, G_HOST(slot), G_SECT(s), G_CLASS(0));
 	REJECT(nl, C, 0, -EBUSY, A_POOL, G_HOST(H0), G_SECT(mine), G_CLASS(t->cls[mine]));
 	REJECT(nl, C, 0, -EBUSY, A_POOL, G_HOST(H1), G_SECT(mine), G_CLASS(0));
@@ -57,7 +57,7 @@ TEST_F_TIMEOUT(genl, section_grant, 120)
 	reject_extra_attrs(_metadata, nl, __LINE__, C, 0,
 			   ATTRS(A_POOL, G_HOST(H0), G_SECT(s), G_CLASS(1)), false);
 	REJECT(nl, C, 0, -EINVAL, A_POOL, G_HOST(H0), G_SECT(s), G_CLASS(1),
-	       A_U32(DRACK_A_SECTION_OWNER, H1));
+	       A_U32(AS(OWNER), H1));
 	REJECT(nl, C, 0, -EINVAL, A_POOL, G_HOST(H0), G_SECT(s), G_CLASS(1),
 	       A_U32(DRACK_A_COUNT, 1));
 	/* no dump */
@@ -73,8 +73,8 @@ TEST_F_TIMEOUT(genl, section_grant, 120)
 	EXPECT_EQ(0U, t2.sflags[s]);
 	EXPECT_EQ(t->free - 1, t2.free);
 	EXPECT_EQ(t->hsections[H0] + 1, t2.hsections[H0]);
-	EXPECT_TRUE(wait_event(ev, DRACK_CMD_SECTION_NOTIFY, DRACK_A_SECTION_ID, s,
-			       DRACK_A_SECTION_OWNER, H0, 5000))
+	EXPECT_TRUE(wait_event(ev, DRACK_CMD_SECTION_NOTIFY, AS(ID), s,
+			       AS(OWNER), H0, 5000))
 		TH_LOG("no SECTION_NOTIFY for the grant of Section %u", s);
 	/* granted once: again is -EBUSY */
 	REJECT(nl, C, 0, -EBUSY, A_POOL, G_HOST(H0), G_SECT(s), G_CLASS(1));
@@ -98,29 +98,29 @@ TEST_F_TIMEOUT(genl, section_revoke, 120)
 	PHASE("live");
 	ASSERT_NE(NONE, s);
 	ASSERT_NE(NONE, mine);
-	REJECT_MISS(nl, C, 0, DRACK_A_POOL_ID, G_SECT(mine));
-	REJECT_MISS(nl, C, 0, DRACK_A_SECTION_ID, A_POOL);
-	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U8(DRACK_A_SECTION_ID, mine));
-	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U16(DRACK_A_SECTION_ID, mine));
-	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U64(DRACK_A_SECTION_ID, mine));
-	REJECT(nl, C, 0, -EINVAL, A_U16(DRACK_A_POOL_ID, 0), G_SECT(mine));
-	REJECT(nl, C, 0, -ENOENT, A_U32(DRACK_A_POOL_ID, NO_POOL), G_SECT(mine));
+	REJECT_MISS(nl, C, 0, AP(ID), G_SECT(mine));
+	REJECT_MISS(nl, C, 0, AS(ID), A_POOL);
+	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U8(AS(ID), mine));
+	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U16(AS(ID), mine));
+	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U64(AS(ID), mine));
+	REJECT(nl, C, 0, -EINVAL, A_U16(AP(ID), 0), G_SECT(mine));
+	REJECT(nl, C, 0, -ENOENT, A_U32(AP(ID), NO_POOL), G_SECT(mine));
 	REJECT(nl, C, 0, -EINVAL, A_POOL, G_SECT(t->count));
 	REJECT(nl, C, 0, -EINVAL, A_POOL, G_SECT(0xffffffff));
 	REJECT(nl, C, 0, -EINVAL, A_POOL, G_SECT(0));		/* metadata */
 	REJECT(nl, C, 0, -EINVAL, A_POOL, G_SECT(s));		/* free */
-	REJECT(nl, C, 0, -ERANGE, A_POOL, G_SECT(mine), A_U32(DRACK_A_HOST_ID, 64));
+	REJECT(nl, C, 0, -ERANGE, A_POOL, G_SECT(mine), A_U32(AH(ID), 64));
 	reject_extra_attrs(_metadata, nl, __LINE__, C, 0,
 			   ATTRS(A_POOL, G_SECT(mine)), false);
 	REJECT(nl, C, 0, -EINVAL, A_POOL, G_SECT(mine),
-	       A_U32(DRACK_A_SECTION_FLAGS, DRACK_SECTION_F_REVOKE));
+	       A_U32(AS(FLAGS), DRACK_SECTION_F_REVOKE));
 	REJECT_CORE(nl, C, NLM_F_DUMP, -EOPNOTSUPP, A_POOL, G_SECT(mine));
 
 	/* A Section host 0 has taken (a few heartbeats later)... */
 	ev = events_open(_metadata);
 	ASSERT_EQ(0, grant(_metadata, nl, H0, s, DRACK_CLASS_2K, msg)) TH_LOG("%s", msg);
-	EXPECT_TRUE(wait_event(ev, DRACK_CMD_SECTION_NOTIFY, DRACK_A_SECTION_ID, s,
-			       DRACK_A_SECTION_OWNER, H0, 5000))
+	EXPECT_TRUE(wait_event(ev, DRACK_CMD_SECTION_NOTIFY, AS(ID), s,
+			       AS(OWNER), H0, 5000))
 		TH_LOG("no SECTION_NOTIFY for the grant of Section %u", s);
 	EXPECT_TRUE(WAIT_TABLES(nl, &t2, 5000, t2.hbeat[H0] >= t->hbeat[H0] + 4));
 	gen = t2.gen[s];
@@ -144,8 +144,8 @@ TEST_F_TIMEOUT(genl, section_revoke, 120)
 	free(after);
 	/* Resumed, host 0 gives it back: FREE, generation + 1, flags 0. */
 	ASSERT_EQ(0, stall(self, H0, false));
-	EXPECT_TRUE(wait_event(ev, DRACK_CMD_SECTION_NOTIFY, DRACK_A_SECTION_ID, s,
-			       DRACK_A_SECTION_OWNER, DRACK_SECTION_FREE, 5000))
+	EXPECT_TRUE(wait_event(ev, DRACK_CMD_SECTION_NOTIFY, AS(ID), s,
+			       AS(OWNER), DRACK_SECTION_FREE, 5000))
 		TH_LOG("no SECTION_NOTIFY for the release of Section %u", s);
 	EXPECT_TRUE(WAIT_TABLES(nl, &t2, 5000, t2.owner[s] == DRACK_SECTION_FREE))
 		TH_LOG("revoked Section %u never came back", s);
@@ -173,15 +173,15 @@ TEST_F_TIMEOUT(genl, section_refuse, 120)
 #define G_WHY(w)	A_U32(DRACK_A_REFUSAL, (w))
 	PHASE("live");
 	ASSERT_NE(NONE, slot);
-	REJECT_MISS(nl, C, 0, DRACK_A_POOL_ID, G_HOST(H1), G_WHY(DRACK_REFUSED_QUOTA));
-	REJECT_MISS(nl, C, 0, DRACK_A_HOST_ID, A_POOL, G_WHY(DRACK_REFUSED_QUOTA));
+	REJECT_MISS(nl, C, 0, AP(ID), G_HOST(H1), G_WHY(DRACK_REFUSED_QUOTA));
+	REJECT_MISS(nl, C, 0, AH(ID), A_POOL, G_WHY(DRACK_REFUSED_QUOTA));
 	REJECT_MISS(nl, C, 0, DRACK_A_REFUSAL, A_POOL, G_HOST(H1));
 	REJECT(nl, C, 0, -EINVAL, A_POOL, G_HOST(H1), A_U16(DRACK_A_REFUSAL, 1));
 	REJECT(nl, C, 0, -EINVAL, A_POOL, G_HOST(H1), A_U64(DRACK_A_REFUSAL, 1));
 	REJECT(nl, C, 0, -ERANGE, A_POOL, G_HOST(H1), G_WHY(DRACK_REFUSED_NONE));
 	REJECT(nl, C, 0, -ERANGE, A_POOL, G_HOST(H1), G_WHY(DRACK_REFUSED_NR));
 	REJECT(nl, C, 0, -ERANGE, A_POOL, G_HOST(64), G_WHY(DRACK_REFUSED_QUOTA));
-	REJECT(nl, C, 0, -ENOENT, A_U32(DRACK_A_POOL_ID, NO_POOL), G_HOST(H1),
+	REJECT(nl, C, 0, -ENOENT, A_U32(AP(ID), NO_POOL), G_HOST(H1),
 	       G_WHY(DRACK_REFUSED_QUOTA));
 	REJECT_MSG(nl, C, 0, -ENOENT, "host is not up", A_POOL, G_HOST(slot),
 		   G_WHY(DRACK_REFUSED_POOL_FULL));
@@ -226,32 +226,32 @@ TEST_F_TIMEOUT(genl, host_fence_reclaim, 180)
 	PHASE("live");
 	ASSERT_NE(NONE, slot);
 	/* HOST_FENCE: bad requests */
-	REJECT_MISS(nl, F, 0, DRACK_A_POOL_ID, G_HOST(H1));
-	REJECT_MISS(nl, F, 0, DRACK_A_HOST_ID, A_POOL);
-	REJECT(nl, F, 0, -EINVAL, A_POOL, A_U8(DRACK_A_HOST_ID, H1));
-	REJECT(nl, F, 0, -EINVAL, A_POOL, A_U16(DRACK_A_HOST_ID, H1));
-	REJECT(nl, F, 0, -EINVAL, A_POOL, A_U64(DRACK_A_HOST_ID, H1));
-	REJECT(nl, F, 0, -EINVAL, A_U8(DRACK_A_POOL_ID, 0), G_HOST(H1));
+	REJECT_MISS(nl, F, 0, AP(ID), G_HOST(H1));
+	REJECT_MISS(nl, F, 0, AH(ID), A_POOL);
+	REJECT(nl, F, 0, -EINVAL, A_POOL, A_U8(AH(ID), H1));
+	REJECT(nl, F, 0, -EINVAL, A_POOL, A_U16(AH(ID), H1));
+	REJECT(nl, F, 0, -EINVAL, A_POOL, A_U64(AH(ID), H1));
+	REJECT(nl, F, 0, -EINVAL, A_U8(AP(ID), 0), G_HOST(H1));
 	REJECT(nl, F, 0, -ERANGE, A_POOL, G_HOST(DRACK_MAX_HOSTS));
 	REJECT(nl, F, 0, -ERANGE, A_POOL, G_HOST(0xffffffff));
 	if (mh < DRACK_MAX_HOSTS)
 		REJECT(nl, F, 0, -EINVAL, A_POOL, G_HOST(mh));
-	REJECT(nl, F, 0, -ENOENT, A_U32(DRACK_A_POOL_ID, NO_POOL), G_HOST(H1));
+	REJECT(nl, F, 0, -ENOENT, A_U32(AP(ID), NO_POOL), G_HOST(H1));
 	REJECT_MSG(nl, F, 0, -ENOENT, "free", A_POOL, G_HOST(slot));
 	reject_extra_attrs(_metadata, nl, __LINE__, F, 0,
 			   ATTRS(A_POOL, G_HOST(H1)), false);
 	REJECT(nl, F, 0, -EINVAL, A_POOL, G_HOST(H1),
-	       A_U32(DRACK_A_HOST_STATE, DRACK_HOST_DEAD));
+	       A_U32(AH(STATE), DRACK_HOST_DEAD));
 	REJECT_CORE(nl, F, NLM_F_DUMP, -EOPNOTSUPP, A_POOL, G_HOST(H1));
 	/* HOST_RECLAIM: bad requests */
-	REJECT_MISS(nl, R, 0, DRACK_A_POOL_ID, G_HOST(H1));
-	REJECT_MISS(nl, R, 0, DRACK_A_HOST_ID, A_POOL);
-	REJECT(nl, R, 0, -EINVAL, A_POOL, A_U16(DRACK_A_HOST_ID, H1));
-	REJECT(nl, R, 0, -EINVAL, A_POOL, A_U64(DRACK_A_HOST_ID, H1));
+	REJECT_MISS(nl, R, 0, AP(ID), G_HOST(H1));
+	REJECT_MISS(nl, R, 0, AH(ID), A_POOL);
+	REJECT(nl, R, 0, -EINVAL, A_POOL, A_U16(AH(ID), H1));
+	REJECT(nl, R, 0, -EINVAL, A_POOL, A_U64(AH(ID), H1));
 	REJECT(nl, R, 0, -ERANGE, A_POOL, G_HOST(DRACK_MAX_HOSTS));
 	if (mh < DRACK_MAX_HOSTS)
 		REJECT(nl, R, 0, -EINVAL, A_POOL, G_HOST(mh));
-	REJECT(nl, R, 0, -ENOENT, A_U32(DRACK_A_POOL_ID, NO_POOL), G_HOST(H1));
+	REJECT(nl, R, 0, -ENOENT, A_U32(AP(ID), NO_POOL), G_HOST(H1));
 	REJECT_MSG(nl, R, 0, -EINVAL, "not fenced", A_POOL, G_HOST(H1));
 	REJECT_MSG(nl, R, 0, -EINVAL, "not fenced", A_POOL, G_HOST(slot));
 	reject_extra_attrs(_metadata, nl, __LINE__, R, 0,
@@ -271,8 +271,8 @@ TEST_F_TIMEOUT(genl, host_fence_reclaim, 180)
 	EXPECT_EQ((uint32_t)DRACK_HOST_DEAD, t2.hstate[H1]);
 	EXPECT_EQ((uint32_t)DRACK_HOST_UP, t2.hstate[H0]);
 	EXPECT_EQ(n1, owned_count(&t2, H1, NONE)) TH_LOG("fencing moved Sections");
-	EXPECT_TRUE(wait_event(ev, DRACK_CMD_HOST_NOTIFY, DRACK_A_HOST_ID, H1,
-			       DRACK_A_HOST_STATE, DRACK_HOST_DEAD, 3000))
+	EXPECT_TRUE(wait_event(ev, DRACK_CMD_HOST_NOTIFY, AH(ID), H1,
+			       AH(STATE), DRACK_HOST_DEAD, 3000))
 		TH_LOG("no HOST_NOTIFY(DEAD) for host 1");
 	REJECT_MSG(nl, F, 0, -EALREADY, "already", A_POOL, G_HOST(H1));
 	/* host 0 has not released host 1 yet */
@@ -298,8 +298,8 @@ TEST_F_TIMEOUT(genl, host_fence_reclaim, 180)
 	}
 	EXPECT_EQ(t2.free + n1, t3.free);
 	EXPECT_EQ((uint32_t)DRACK_HOST_UP, t3.hstate[H0]);
-	EXPECT_TRUE(wait_event(ev, DRACK_CMD_HOST_NOTIFY, DRACK_A_HOST_ID, H1,
-			       DRACK_A_HOST_STATE, DRACK_HOST_FREE, 3000))
+	EXPECT_TRUE(wait_event(ev, DRACK_CMD_HOST_NOTIFY, AH(ID), H1,
+			       AH(STATE), DRACK_HOST_FREE, 3000))
 		TH_LOG("no HOST_NOTIFY(FREE) for host 1");
 	/* the slot is free now */
 	REJECT_MSG(nl, R, 0, -EINVAL, "not fenced", A_POOL, G_HOST(H1));
@@ -335,18 +335,18 @@ TEST_F_TIMEOUT(genl, fm_register, 120)
 	ASSERT_NE(NONE, mine);
 	ASSERT_EQ(0U, t->fm_pid);
 	/* bad requests, nobody registered */
-	REJECT_MISS(b, REG, 0, DRACK_A_POOL_ID, G_HOST(0));
+	REJECT_MISS(b, REG, 0, AP(ID), G_HOST(0));
 	reject(_metadata, b, __LINE__, REG, 0, NULL, -EINVAL, 0,
-	       DRACK_A_POOL_ID, NULL, NOATTRS);
-	REJECT(b, REG, 0, -EINVAL, A_U8(DRACK_A_POOL_ID, 0));
-	REJECT(b, REG, 0, -EINVAL, A_U64(DRACK_A_POOL_ID, 0));
-	REJECT(b, REG, 0, -ENOENT, A_U32(DRACK_A_POOL_ID, NO_POOL));
+	       AP(ID), NULL, NOATTRS);
+	REJECT(b, REG, 0, -EINVAL, A_U8(AP(ID), 0));
+	REJECT(b, REG, 0, -EINVAL, A_U64(AP(ID), 0));
+	REJECT(b, REG, 0, -ENOENT, A_U32(AP(ID), NO_POOL));
 	reject_extra_attrs(_metadata, b, __LINE__, REG, 0, ATTRS(A_POOL), false);
-	REJECT(b, REG, 0, -EINVAL, A_POOL, A_U32(DRACK_A_POOL_FM_PID, getpid()));
+	REJECT(b, REG, 0, -EINVAL, A_POOL, A_U32(AP(FM_PID), getpid()));
 	REJECT_CORE(b, REG, NLM_F_DUMP, -EOPNOTSUPP, A_POOL);
-	REJECT_MISS(b, UNREG, 0, DRACK_A_POOL_ID, G_HOST(0));
-	REJECT(b, UNREG, 0, -EINVAL, A_U16(DRACK_A_POOL_ID, 0));
-	REJECT(b, UNREG, 0, -ENOENT, A_U32(DRACK_A_POOL_ID, NO_POOL));
+	REJECT_MISS(b, UNREG, 0, AP(ID), G_HOST(0));
+	REJECT(b, UNREG, 0, -EINVAL, A_U16(AP(ID), 0));
+	REJECT(b, UNREG, 0, -ENOENT, A_U32(AP(ID), NO_POOL));
 	REJECT(b, UNREG, 0, -ENOENT, A_POOL);			/* not the FM */
 	reject_extra_attrs(_metadata, b, __LINE__, UNREG, 0, ATTRS(A_POOL), false);
 	REJECT_CORE(b, UNREG, NLM_F_DUMP, -EOPNOTSUPP, A_POOL);
@@ -410,17 +410,17 @@ static void format_bad_requests(struct __test_metadata *_metadata,
 {
 	const uint8_t C = DRACK_CMD_POOL_FORMAT;
 
-	REJECT_MISS(nl, C, 0, DRACK_A_POOL_ID, F_HOSTS(8));
+	REJECT_MISS(nl, C, 0, AP(ID), F_HOSTS(8));
 	reject(_metadata, nl, __LINE__, C, 0, NULL, -EINVAL, 0,
-	       DRACK_A_POOL_ID, NULL, NOATTRS);
-	REJECT(nl, C, 0, -EINVAL, A_U8(DRACK_A_POOL_ID, 0));
-	REJECT(nl, C, 0, -ENOENT, A_U32(DRACK_A_POOL_ID, NO_POOL));
-	REJECT(nl, C, 0, -ENOENT, A_U32(DRACK_A_POOL_ID, NO_POOL), F_HOSTS(8), F_REGIONS(2));
-	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U8(DRACK_A_POOL_MAX_HOSTS, 8));
-	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U16(DRACK_A_POOL_MAX_HOSTS, 8));
-	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U64(DRACK_A_POOL_MAX_HOSTS, 8));
-	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U8(DRACK_A_POOL_REGIONS, 2));
-	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U64(DRACK_A_POOL_REGIONS, 2));
+	       AP(ID), NULL, NOATTRS);
+	REJECT(nl, C, 0, -EINVAL, A_U8(AP(ID), 0));
+	REJECT(nl, C, 0, -ENOENT, A_U32(AP(ID), NO_POOL));
+	REJECT(nl, C, 0, -ENOENT, A_U32(AP(ID), NO_POOL), F_HOSTS(8), F_REGIONS(2));
+	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U8(AP(MAX_HOSTS), 8));
+	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U16(AP(MAX_HOSTS), 8));
+	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U64(AP(MAX_HOSTS), 8));
+	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U8(AP(REGIONS), 2));
+	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U64(AP(REGIONS), 2));
 	REJECT(nl, C, 0, -ERANGE, A_POOL, F_HOSTS(0));
 	REJECT(nl, C, 0, -ERANGE, A_POOL, F_HOSTS(1));
 	REJECT(nl, C, 0, -ERANGE, A_POOL, F_HOSTS(DRACK_MAX_HOSTS + 1));
@@ -430,7 +430,7 @@ static void format_bad_requests(struct __test_metadata *_metadata,
 	REJECT(nl, C, 0, -ERANGE, A_POOL, F_HOSTS(8), F_REGIONS(0xffffffff));
 	reject_extra_attrs(_metadata, nl, __LINE__, C, 0,
 			   ATTRS(A_POOL, F_HOSTS(8), F_REGIONS(2)), false);
-	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U32(DRACK_A_POOL_SECTION_COUNT, 16));
+	REJECT(nl, C, 0, -EINVAL, A_POOL, A_U32(AP(SECTION_COUNT), 16));
 	REJECT_CORE(nl, C, NLM_F_DUMP, -EOPNOTSUPP, A_POOL);
 }
 

@@ -38,7 +38,7 @@ static void local_dump_checks(struct __test_metadata *_metadata,
 		TH_LOG("%s", r.msg);
 	EXPECT_EQ(0, r.n) TH_LOG("%d messages from a netns without drack", r.n);
 	reply_free(&r);
-	REJECT(root, C, NLM_F_DUMP, -ENODEV, A_U32(DRACK_A_IFINDEX, 1));
+	REJECT(root, C, NLM_F_DUMP, -ENODEV, A_U32(AH(IFINDEX), 1));
 
 	nl = sk_open_in(_metadata, self->ns[0]);
 	rack0 = if_nametoindex("rack0");
@@ -48,26 +48,30 @@ static void local_dump_checks(struct __test_metadata *_metadata,
 	n = check(_metadata, self->t, &r);
 	reply_free(&r);
 	ASSERT_EQ(0, request(_metadata, nl, C, NLM_F_DUMP,
-			     ATTRS(A_U32(DRACK_A_IFINDEX, rack0)), NULL, &r))
+			     ATTRS(A_U32(AH(IFINDEX), rack0)), NULL, &r))
 		TH_LOG("%s", r.msg);
 	EXPECT_EQ(n, check(_metadata, self->t, &r))
 		TH_LOG("with and without IFINDEX differ");
 	reply_free(&r);
 
 	/* bad requests, from h0 */
-	REJECT_MSG(nl, C, NLM_F_DUMP, -ENODEV, NULL, A_U32(DRACK_A_IFINDEX, 1)); /* lo */
-	REJECT(nl, C, NLM_F_DUMP, -ERANGE, A_U32(DRACK_A_IFINDEX, 0));	/* never an ifindex */
-	REJECT(nl, C, NLM_F_DUMP, -ENODEV, A_U32(DRACK_A_IFINDEX, 999999));
-	REJECT(nl, C, NLM_F_DUMP, -EINVAL, A_U8(DRACK_A_IFINDEX, rack0));
-	REJECT(nl, C, NLM_F_DUMP, -EINVAL, A_U16(DRACK_A_IFINDEX, rack0));
-	REJECT(nl, C, NLM_F_DUMP, -EINVAL, A_U64(DRACK_A_IFINDEX, rack0));
+	REJECT_MSG(nl, C, NLM_F_DUMP, -ENODEV, NULL, A_U32(AH(IFINDEX), 1)); /* lo */
+	REJECT(nl, C, NLM_F_DUMP, -ERANGE, A_U32(AH(IFINDEX), 0));	/* never an ifindex */
+	REJECT(nl, C, NLM_F_DUMP, -ENODEV, A_U32(AH(IFINDEX), 999999));
+	/* a host nest names a local host by ifindex only */
+	REJECT_MISS(nl, C, NLM_F_DUMP, AH(IFINDEX), A_U32(AH(ID), 0));
+	REJECT_MISS(nl, C, NLM_F_DUMP, AH(IFINDEX),
+		    A_EMPTY(DRACK_A_HOST | NLA_F_NESTED));
+	REJECT(nl, C, NLM_F_DUMP, -EINVAL, A_U8(AH(IFINDEX), rack0));
+	REJECT(nl, C, NLM_F_DUMP, -EINVAL, A_U16(AH(IFINDEX), rack0));
+	REJECT(nl, C, NLM_F_DUMP, -EINVAL, A_U64(AH(IFINDEX), rack0));
 	reject_extra_attrs(_metadata, nl, __LINE__, C, NLM_F_DUMP,
-			   ATTRS(A_U32(DRACK_A_IFINDEX, rack0)), false);
-	REJECT(nl, C, NLM_F_DUMP, -EINVAL, A_U32(DRACK_A_IFINDEX, rack0),
-	       A_STR(DRACK_A_IFNAME, "rack0"));
-	REJECT(nl, C, NLM_F_DUMP, -EINVAL, A_STR(DRACK_A_IFNAME, "rack0"));
-	REJECT(nl, C, NLM_F_DUMP, -ERANGE, A_U32(DRACK_A_HOST_ID, 64));
-	REJECT_CORE(nl, C, 0, -EOPNOTSUPP, A_U32(DRACK_A_IFINDEX, rack0));
+			   ATTRS(A_U32(AH(IFINDEX), rack0)), false);
+	REJECT(nl, C, NLM_F_DUMP, -EINVAL, A_U32(AH(IFINDEX), rack0),
+	       A_STR(AH(IFNAME), "rack0"));
+	REJECT(nl, C, NLM_F_DUMP, -EINVAL, A_STR(AH(IFNAME), "rack0"));
+	REJECT(nl, C, NLM_F_DUMP, -ERANGE, A_U32(AH(ID), 64));
+	REJECT_CORE(nl, C, 0, -EOPNOTSUPP, A_U32(AH(IFINDEX), rack0));
 	REJECT_CORE(nl, C, 0, -EOPNOTSUPP, A_END);
 	sk_close(nl);
 }
@@ -76,22 +80,22 @@ static void local_dump_checks(struct __test_metadata *_metadata,
 static void expect_local(struct __test_metadata *_metadata,
 			 struct nlmsghdr *m, uint8_t cmd)
 {
-	const char *name = mstr(m, DRACK_A_IFNAME);
+	const char *name = mstr(m, AH(IFNAME));
 
 	EXPECT_EQ(cmd, mcmd(m));
-	EXPECT_EQ(POOL, mu32(m, DRACK_A_POOL_ID));
-	EXPECT_EQ(H0, mu32(m, DRACK_A_HOST_ID));
-	EXPECT_EQ(if_nametoindex("rack0"), mu32(m, DRACK_A_IFINDEX));
+	EXPECT_EQ(POOL, mu32(m, AP(ID)));
+	EXPECT_EQ(H0, mu32(m, AH(ID)));
+	EXPECT_EQ(if_nametoindex("rack0"), mu32(m, AH(IFINDEX)));
 	EXPECT_TRUE(name && !strcmp(name, "rack0")) TH_LOG("IFNAME '%s'",
 							   name ?: "(none)");
 }
 
 static const struct want peer_attrs[] = {
-	{ DRACK_A_POOL_ID, 4 }, { DRACK_A_HOST_ID, 4 }, { DRACK_A_IFINDEX, 4 },
-	{ DRACK_A_IFNAME, -1 }, { DRACK_A_PEER_ID, 4 }, { DRACK_A_PEER_STATE, 4 },
-	{ DRACK_A_PEER_REACHABLE, 4 }, { DRACK_A_PEER_TX_PACKETS, 8 },
-	{ DRACK_A_PEER_TX_BYTES, 8 }, { DRACK_A_PEER_RX_PACKETS, 8 },
-	{ DRACK_A_PEER_RX_BYTES, 8 }, { DRACK_A_PEER_RX_BAD, 8 }, W_END
+	{ AP(ID), 4 }, { AH(ID), 4 }, { AH(IFINDEX), 4 },
+	{ AH(IFNAME), -1 }, { AR(ID), 4 }, { AR(STATE), 4 },
+	{ AR(REACHABLE), 4 }, { AR(TX_PACKETS), 8 },
+	{ AR(TX_BYTES), 8 }, { AR(RX_PACKETS), 8 },
+	{ AR(RX_BYTES), 8 }, { AR(RX_BAD), 8 }, W_END
 };
 
 /* Returns a fingerprint of the peers seen (bit per peer id). */
@@ -107,17 +111,17 @@ static uint64_t check_peers(struct __test_metadata *_metadata,
 
 		expect_attrs(_metadata, m, "PEER_GET", peer_attrs);
 		expect_local(_metadata, m, DRACK_CMD_PEER_GET);
-		p = mu32(m, DRACK_A_PEER_ID);
+		p = mu32(m, AR(ID));
 		ASSERT_GT(t->max_hosts, p);
 		EXPECT_FALSE(seen & (1ULL << p)) TH_LOG("peer %u twice", p);
 		seen |= 1ULL << p;
-		EXPECT_GT((uint32_t)DRACK_HOST_NR_STATES, mu32(m, DRACK_A_PEER_STATE));
-		EXPECT_GE(1U, mu32(m, DRACK_A_PEER_REACHABLE));
-		EXPECT_LE(mu64(m, DRACK_A_PEER_TX_PACKETS) * 14,
-			  mu64(m, DRACK_A_PEER_TX_BYTES));
+		EXPECT_GT((uint32_t)DRACK_HOST_NR_STATES, mu32(m, AR(STATE)));
+		EXPECT_GE(1U, mu32(m, AR(REACHABLE)));
+		EXPECT_LE(mu64(m, AR(TX_PACKETS)) * 14,
+			  mu64(m, AR(TX_BYTES)));
 		if (p == H1) {
-			EXPECT_EQ((uint32_t)DRACK_HOST_UP, mu32(m, DRACK_A_PEER_STATE));
-			EXPECT_EQ(1U, mu32(m, DRACK_A_PEER_REACHABLE));
+			EXPECT_EQ((uint32_t)DRACK_HOST_UP, mu32(m, AR(STATE)));
+			EXPECT_EQ(1U, mu32(m, AR(REACHABLE)));
 		}
 	}
 	EXPECT_TRUE(seen & (1ULL << H1)) TH_LOG("peer 1 not in host 0's peer dump");
@@ -131,11 +135,11 @@ TEST_F_TIMEOUT(genl, peer_get, 120)
 }
 
 static const struct want class_attrs[] = {
-	{ DRACK_A_POOL_ID, 4 }, { DRACK_A_HOST_ID, 4 }, { DRACK_A_IFINDEX, 4 },
-	{ DRACK_A_IFNAME, -1 }, { DRACK_A_CLASS, 4 }, { DRACK_A_CLASS_SECTIONS, 4 },
-	{ DRACK_A_CLASS_TOTAL, 4 }, { DRACK_A_CLASS_FREE, 4 },
-	{ DRACK_A_CLASS_INFLIGHT, 4 }, { DRACK_A_CLASS_REQUESTED, 4 },
-	{ DRACK_A_CLASS_DRAINING, 4 }, W_END
+	{ AP(ID), 4 }, { AH(ID), 4 }, { AH(IFINDEX), 4 },
+	{ AH(IFNAME), -1 }, { AC(ID), 4 }, { AC(SECTIONS), 4 },
+	{ AC(TOTAL), 4 }, { AC(FREE), 4 },
+	{ AC(INFLIGHT), 4 }, { AC(REQUESTED), 4 },
+	{ AC(DRAINING), 4 }, W_END
 };
 
 static uint64_t check_classes(struct __test_metadata *_metadata,
@@ -151,19 +155,19 @@ static uint64_t check_classes(struct __test_metadata *_metadata,
 
 		expect_attrs(_metadata, m, "CLASS_GET", class_attrs);
 		expect_local(_metadata, m, DRACK_CMD_CLASS_GET);
-		c = mu32(m, DRACK_A_CLASS);
+		c = mu32(m, AC(ID));
 		ASSERT_GT((uint32_t)DRACK_NR_CLASSES, c);
 		seen |= 1ULL << c;
-		secs = mu32(m, DRACK_A_CLASS_SECTIONS);
-		total = mu32(m, DRACK_A_CLASS_TOTAL);
+		secs = mu32(m, AC(SECTIONS));
+		total = mu32(m, AC(TOTAL));
 		EXPECT_EQ(owned_count(t, H0, c), secs)
 			TH_LOG("class %u: host 0 uses %u Sections, the table gives it %u",
 			       c, secs, owned_count(t, H0, c));
 		EXPECT_EQ(secs * (DRACK_SECTION_SIZE / DRACK_CLASS_SIZE(c)), total);
-		EXPECT_GE(total, mu32(m, DRACK_A_CLASS_FREE));
-		EXPECT_GE(total, mu32(m, DRACK_A_CLASS_INFLIGHT));
-		EXPECT_GE(1U, mu32(m, DRACK_A_CLASS_REQUESTED));
-		EXPECT_EQ(0U, mu32(m, DRACK_A_CLASS_DRAINING));
+		EXPECT_GE(total, mu32(m, AC(FREE)));
+		EXPECT_GE(total, mu32(m, AC(INFLIGHT)));
+		EXPECT_GE(1U, mu32(m, AC(REQUESTED)));
+		EXPECT_EQ(0U, mu32(m, AC(DRAINING)));
 	}
 	EXPECT_EQ((1ULL << DRACK_NR_CLASSES) - 1, seen);
 	return seen;
@@ -176,8 +180,8 @@ TEST_F_TIMEOUT(genl, class_get, 120)
 }
 
 static const struct want stats_attrs[] = {
-	{ DRACK_A_POOL_ID, 4 }, { DRACK_A_HOST_ID, 4 }, { DRACK_A_IFINDEX, 4 },
-	{ DRACK_A_IFNAME, -1 }, { DRACK_A_STATS, -1 }, W_END
+	{ AP(ID), 4 }, { AH(ID), 4 }, { AH(IFINDEX), 4 },
+	{ AH(IFNAME), -1 }, { DRACK_A_STATS, -1 }, W_END
 };
 
 static uint64_t check_stats(struct __test_metadata *_metadata,
@@ -238,10 +242,10 @@ TEST_F_TIMEOUT(genl, event_and_unknown_cmds, 120)
 	PHASE("live");
 	for (i = 0; i < sizeof(events); i++) {
 		REJECT_CORE(nl, events[i], 0, -EOPNOTSUPP, A_POOL,
-			    A_U32(DRACK_A_HOST_ID, H0), A_U32(DRACK_A_CLASS, 0));
+			    A_U32(AH(ID), H0), A_U32(AC(ID), 0));
 		REJECT_CORE(nl, events[i], 0, -EOPNOTSUPP, A_POOL,
-			    A_U32(DRACK_A_HOST_ID, H0),
-			    A_U32(DRACK_A_HOST_STATE, DRACK_HOST_DEAD));
+			    A_U32(AH(ID), H0),
+			    A_U32(AH(STATE), DRACK_HOST_DEAD));
 		REJECT_CORE(nl, events[i], NLM_F_DUMP, -EOPNOTSUPP, A_POOL);
 		REJECT_CORE(nl, events[i], 0, -EOPNOTSUPP, A_END);
 	}

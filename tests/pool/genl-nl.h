@@ -45,10 +45,39 @@ static const char *phase(void)
 /* Requests: a command and a little table of attributes               */
 /* ---------------------------------------------------------------- */
 
+/*
+ * An attribute's key: its type at the top level, or P(nest, type) for
+ * @type inside the top-level nest @nest (DRACK_A_HOST ...). The type may
+ * include NLA_F_NESTED.
+ */
+#define P(nest, type)	((uint32_t)(nest) << 16 | (type))
+#define KNEST(k)	((k) >> 16)
+#define KTYPE(k)	((k) & 0xffff)
+#define AP(x)		P(DRACK_A_POOL, DRACK_A_POOL_##x)
+#define AH(x)		P(DRACK_A_HOST, DRACK_A_HOST_##x)
+#define AS(x)		P(DRACK_A_SECTION, DRACK_A_SECTION_##x)
+#define AC(x)		P(DRACK_A_CLASS, DRACK_A_CLASS_##x)
+#define AR(x)		P(DRACK_A_PEER, DRACK_A_PEER_##x)
+#define AN(x)		P(DRACK_A_NIC, DRACK_A_NIC_##x)
+#define AV(x)		P(DRACK_A_VNIC, DRACK_A_VNIC_##x)
+
+/* The highest type of each top-level nest's set. */
+static const uint16_t nest_max[DRACK_A_MAX + 1] = {
+	[DRACK_A_POOL] = DRACK_A_POOL_MAX, [DRACK_A_HOST] = DRACK_A_HOST_MAX,
+	[DRACK_A_SECTION] = DRACK_A_SECTION_MAX,
+	[DRACK_A_CLASS] = DRACK_A_CLASS_MAX, [DRACK_A_PEER] = DRACK_A_PEER_MAX,
+	[DRACK_A_NIC] = DRACK_A_NIC_MAX, [DRACK_A_VNIC] = DRACK_A_VNIC_MAX,
+	[DRACK_A_STATS] = DRACK_STAT_MAX,
+};
+
+/*
+ * A request's attributes: consecutive ones of the same nest go into one
+ * nest attribute (with NLA_F_NESTED), in the order given.
+ */
 struct attr {
 	bool end;		/* the table ends here */
 	bool raw;		/* append @data verbatim, not as an attribute */
-	uint16_t type;		/* may include NLA_F_NESTED */
+	uint32_t type;		/* key: P(nest, type) or a top-level type */
 	uint16_t len;		/* payload bytes */
 	uint64_t val;		/* payload if !data: len 1, 2, 4 or 8 bytes */
 	const void *data;
@@ -65,12 +94,12 @@ struct attr {
 #define A_END		{ .end = true }
 #define ATTRS(...)	((const struct attr[]){ __VA_ARGS__, A_END })
 #define NOATTRS		((const struct attr[]){ A_END })
-#define A_POOL		A_U32(DRACK_A_POOL_ID, POOL)
-#define G_HOST(h)	A_U32(DRACK_A_HOST_ID, (h))
-#define G_SECT(x)	A_U32(DRACK_A_SECTION_ID, (x))
-#define G_CLASS(c)	A_U32(DRACK_A_CLASS, (c))
-#define F_HOSTS(n)	A_U32(DRACK_A_POOL_MAX_HOSTS, (n))
-#define F_REGIONS(n)	A_U32(DRACK_A_POOL_REGIONS, (n))
+#define A_POOL		A_U32(AP(ID), POOL)
+#define G_HOST(h)	A_U32(AH(ID), (h))
+#define G_SECT(x)	A_U32(AS(ID), (x))
+#define G_CLASS(c)	A_U32(AS(CLASS), (c))	/* after G_SECT: its nest */
+#define F_HOSTS(n)	A_U32(AP(MAX_HOSTS), (n))
+#define F_REGIONS(n)	A_U32(AP(REGIONS), (n))
 
 /* Header damage for the malformed-message cases. */
 struct tweak {
@@ -89,7 +118,7 @@ struct nl {
 struct reply {
 	int err;		/* 0 or -errno */
 	char msg[256];		/* NLMSGERR_ATTR_MSG */
-	int miss_type;		/* NLMSGERR_ATTR_MISS_TYPE, or -1 */
+	int miss_type;		/* key of NLMSGERR_ATTR_MISS_TYPE (and _NEST), or -1 */
 	int n;
 	struct nlmsghdr **m;
 };
@@ -164,28 +193,45 @@ static const char *attrs_str(const struct attr *a)
 		if (a->raw)
 			o += snprintf(buf + o, sizeof(buf) - o, " raw/%u", a->len);
 		else if (a->data)
-			o += snprintf(buf + o, sizeof(buf) - o, " %u/%u=<data>",
-				      a->type, a->len);
+			o += snprintf(buf + o, sizeof(buf) - o, " %u.%u/%u=<data>",
+				      KNEST(a->type), KTYPE(a->type), a->len);
 		else
-			o += snprintf(buf + o, sizeof(buf) - o, " %u/%u=%llu",
-				      a->type, a->len, (unsigned long long)a->val);
+			o += snprintf(buf + o, sizeof(buf) - o, " %u.%u/%u=%llu",
+				      KNEST(a->type), KTYPE(a->type), a->len,
+				      (unsigned long long)a->val);
 	}
 	return buf;
 }
+
+/* The last request sent, for the offsets in its extack. */
+static uint8_t last_req[1 << 16];
+static uint32_t last_len;
 
 static uint32_t nl_send_req(struct __test_metadata *_metadata, struct nl *nl,
 			    uint8_t cmd, int flags, const struct attr *a,
 			    const struct tweak *tw)
 {
 	struct nl_msg *m = nlmsg_alloc();
+	struct nlattr *nest = NULL;
 	struct nlmsghdr *nlh;
-	uint32_t seq;
+	uint32_t seq, cur = 0;
 	int ret;
 
 	ASSERT_NE(NULL, m);
 	ASSERT_NE(NULL, genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, nl->fam, 0,
 				    flags, cmd, DRACK_GENL_VERSION));
 	for (; !a->end; a++) {
+		uint32_t want = a->raw ? 0 : KNEST(a->type);
+
+		if (nest && want != cur) {
+			nla_nest_end(m, nest);
+			nest = NULL;
+		}
+		if (want && !nest) {
+			nest = nla_nest_start(m, want | NLA_F_NESTED);
+			ASSERT_NE(NULL, nest);
+		}
+		cur = want;
 		uint8_t v8 = a->val;
 		uint16_t v16 = a->val;
 		uint32_t v32 = a->val;
@@ -198,9 +244,11 @@ static uint32_t nl_send_req(struct __test_metadata *_metadata, struct nl *nl,
 		if (a->raw) {
 			ASSERT_EQ(0, nlmsg_append(m, (void *)p, a->len, 0));
 		} else {
-			ASSERT_EQ(0, nla_put(m, a->type, a->len, p));
+			ASSERT_EQ(0, nla_put(m, KTYPE(a->type), a->len, p));
 		}
 	}
+	if (nest)
+		nla_nest_end(m, nest);
 	nl_complete_msg(nl->sk, m);	/* port, seq, NLM_F_REQUEST | NLM_F_ACK */
 	nlh = nlmsg_hdr(m);
 	if (tw) {
@@ -209,6 +257,8 @@ static uint32_t nl_send_req(struct __test_metadata *_metadata, struct nl *nl,
 		nlh->nlmsg_len -= tw->cut;
 	}
 	seq = nlh->nlmsg_seq;
+	last_len = nlh->nlmsg_len < sizeof(last_req) ? nlh->nlmsg_len : 0;
+	memcpy(last_req, nlh, last_len);
 	ret = nl_send(nl->sk, m);
 	nlmsg_free(m);
 	ASSERT_LE(0, ret) TH_LOG("nl_send: %s", nl_geterror(ret));
@@ -227,6 +277,16 @@ static void parse_extack(struct reply *r, void *tlv, int len)
 			 (char *)nla_data(tb[NLMSGERR_ATTR_MSG]));
 	if (tb[NLMSGERR_ATTR_MISS_TYPE])
 		r->miss_type = nla_get_u32(tb[NLMSGERR_ATTR_MISS_TYPE]);
+	/* in a nest: the nest's offset in the request names it */
+	if (r->miss_type >= 0 && tb[NLMSGERR_ATTR_MISS_NEST]) {
+		uint32_t off = nla_get_u32(tb[NLMSGERR_ATTR_MISS_NEST]);
+
+		if (off + NLA_HDRLEN <= last_len)
+			r->miss_type = P(((struct nlattr *)(last_req + off))->nla_type &
+					 NLA_TYPE_MASK, r->miss_type);
+		else
+			r->miss_type = P(0xffff, r->miss_type);
+	}
 }
 
 /* Read until the ack or NLMSG_DONE of @seq; keep our family's messages. */
@@ -311,34 +371,40 @@ static uint8_t mcmd(const struct nlmsghdr *nlh)
 	return ((struct genlmsghdr *)nlmsg_data(nlh))->cmd;
 }
 
-static struct nlattr *mattr(struct nlmsghdr *nlh, int type)
+/* The attribute of key @type (a top-level type or P(nest, type)). */
+static struct nlattr *mattr(struct nlmsghdr *nlh, uint32_t type)
 {
-	return nlmsg_find_attr(nlh, GENL_HDRLEN, type);
+	struct nlattr *n;
+
+	if (!KNEST(type))
+		return nlmsg_find_attr(nlh, GENL_HDRLEN, type);
+	n = nlmsg_find_attr(nlh, GENL_HDRLEN, KNEST(type));
+	return n ? nla_find(nla_data(n), nla_len(n), KTYPE(type)) : NULL;
 }
 
 /* Present with exactly @len payload bytes (len < 0: any length > 0). */
-static bool mhas(struct nlmsghdr *nlh, int type, int len)
+static bool mhas(struct nlmsghdr *nlh, uint32_t type, int len)
 {
 	struct nlattr *a = mattr(nlh, type);
 
 	return a && (len < 0 ? nla_len(a) > 0 : nla_len(a) == len);
 }
 
-static uint32_t mu32(struct nlmsghdr *nlh, int type)
+static uint32_t mu32(struct nlmsghdr *nlh, uint32_t type)
 {
 	struct nlattr *a = mattr(nlh, type);
 
 	return a && nla_len(a) == 4 ? nla_get_u32(a) : NONE;
 }
 
-static uint64_t mu64(struct nlmsghdr *nlh, int type)
+static uint64_t mu64(struct nlmsghdr *nlh, uint32_t type)
 {
 	struct nlattr *a = mattr(nlh, type);
 
 	return a && nla_len(a) == 8 ? nla_get_u64(a) : ~0ULL;
 }
 
-static const char *mstr(struct nlmsghdr *nlh, int type)
+static const char *mstr(struct nlmsghdr *nlh, uint32_t type)
 {
 	struct nlattr *a = mattr(nlh, type);
 
@@ -347,22 +413,38 @@ static const char *mstr(struct nlmsghdr *nlh, int type)
 	return nla_data(a);
 }
 
-/* Every attribute of @nlh has a known type. */
+/*
+ * Every attribute of @nlh has a known type, the nests (with NLA_F_NESTED)
+ * too, and what they hold fills them exactly.
+ */
 static bool mtypes_known(struct nlmsghdr *nlh)
 {
-	struct nlattr *a;
-	int rem;
+	struct nlattr *a, *b;
+	int rem, rem2, t;
 
 	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
-			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem)
-		if (nla_type(a) == DRACK_A_UNSPEC || nla_type(a) > DRACK_A_MAX)
+			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
+		t = nla_type(a);
+		if (t == DRACK_A_UNSPEC || t > DRACK_A_MAX)
 			return false;
+		if (!nest_max[t])
+			continue;
+		if (!(a->nla_type & NLA_F_NESTED))
+			return false;
+		nla_for_each_nested(b, a, rem2)
+			if (nla_type(b) > nest_max[t] ||
+			    (!nla_type(b) && t != DRACK_A_STATS))
+				return false;
+		if (rem2)
+			return false;
+	}
 	return true;
 }
 
-/* Attributes every message of a kind must carry: type and length. */
+/* Attributes every message of a kind must carry: key and length. */
 struct want {
-	int type, len;		/* len -1: a non-empty string or blob */
+	uint32_t type;
+	int len;		/* len -1: a non-empty string or blob */
 };
 #define W_END { 0, 0 }
 

@@ -30,14 +30,14 @@ static void read_tables(struct __test_metadata *_metadata, struct nl *nl,
 	ASSERT_EQ(0, request(_metadata, nl, DRACK_CMD_POOL_GET, 0,
 			     ATTRS(A_POOL), NULL, &r)) TH_LOG("POOL_GET: %s", r.msg);
 	ASSERT_EQ(1, r.n);
-	t->size = mu64(r.m[0], DRACK_A_POOL_SIZE);
-	t->count = mu32(r.m[0], DRACK_A_POOL_SECTION_COUNT);
-	t->meta = mu32(r.m[0], DRACK_A_POOL_META_SECTIONS);
-	t->max_hosts = mu32(r.m[0], DRACK_A_POOL_MAX_HOSTS);
-	t->free = mu32(r.m[0], DRACK_A_POOL_FREE_SECTIONS);
-	t->regions = mu32(r.m[0], DRACK_A_POOL_REGIONS);
-	t->fm_pid = mu32(r.m[0], DRACK_A_POOL_FM_PID);
-	t->epoch = mu64(r.m[0], DRACK_A_POOL_FM_EPOCH);
+	t->size = mu64(r.m[0], AP(SIZE));
+	t->count = mu32(r.m[0], AP(SECTION_COUNT));
+	t->meta = mu32(r.m[0], AP(META_SECTIONS));
+	t->max_hosts = mu32(r.m[0], AP(MAX_HOSTS));
+	t->free = mu32(r.m[0], AP(FREE_SECTIONS));
+	t->regions = mu32(r.m[0], AP(REGIONS));
+	t->fm_pid = mu32(r.m[0], AP(FM_PID));
+	t->epoch = mu64(r.m[0], AP(FM_EPOCH));
 	reply_free(&r);
 	ASSERT_GE(MAX_SECTIONS, t->count);
 	ASSERT_GE((uint32_t)DRACK_MAX_HOSTS, t->max_hosts);
@@ -45,16 +45,16 @@ static void read_tables(struct __test_metadata *_metadata, struct nl *nl,
 	ASSERT_EQ(0, request(_metadata, nl, DRACK_CMD_HOST_GET, NLM_F_DUMP,
 			     ATTRS(A_POOL), NULL, &r)) TH_LOG("HOST_GET: %s", r.msg);
 	for (i = 0; i < r.n; i++) {
-		id = mu32(r.m[i], DRACK_A_HOST_ID);
+		id = mu32(r.m[i], AH(ID));
 		ASSERT_GT(t->max_hosts, id);
 		t->up[id] = true;
-		t->hstate[id] = mu32(r.m[i], DRACK_A_HOST_STATE);
-		t->hgen[id] = mu32(r.m[i], DRACK_A_HOST_GENERATION);
-		t->hsections[id] = mu32(r.m[i], DRACK_A_HOST_SECTIONS);
-		t->hwanted[id][0] = mu32(r.m[i], DRACK_A_HOST_WANTED_2K);
-		t->hwanted[id][1] = mu32(r.m[i], DRACK_A_HOST_WANTED_64K);
-		t->hreleased[id] = mu64(r.m[i], DRACK_A_HOST_RELEASED);
-		t->hbeat[id] = mu64(r.m[i], DRACK_A_HOST_HEARTBEAT);
+		t->hstate[id] = mu32(r.m[i], AH(STATE));
+		t->hgen[id] = mu32(r.m[i], AH(GENERATION));
+		t->hsections[id] = mu32(r.m[i], AH(SECTIONS));
+		t->hwanted[id][0] = mu32(r.m[i], AH(WANTED_2K));
+		t->hwanted[id][1] = mu32(r.m[i], AH(WANTED_64K));
+		t->hreleased[id] = mu64(r.m[i], AH(RELEASED));
+		t->hbeat[id] = mu64(r.m[i], AH(HEARTBEAT));
 	}
 	reply_free(&r);
 
@@ -62,13 +62,13 @@ static void read_tables(struct __test_metadata *_metadata, struct nl *nl,
 			     ATTRS(A_POOL), NULL, &r)) TH_LOG("SECTION_GET: %s", r.msg);
 	ASSERT_EQ((int)t->count, r.n);
 	for (i = 0; i < r.n; i++) {
-		id = mu32(r.m[i], DRACK_A_SECTION_ID);
+		id = mu32(r.m[i], AS(ID));
 		ASSERT_EQ((uint32_t)i, id);
-		t->owner[i] = mu32(r.m[i], DRACK_A_SECTION_OWNER);
-		t->cls[i] = mu32(r.m[i], DRACK_A_CLASS);
-		t->gen[i] = mu32(r.m[i], DRACK_A_SECTION_GENERATION);
-		t->sflags[i] = mu32(r.m[i], DRACK_A_SECTION_FLAGS);
-		t->region[i] = mu32(r.m[i], DRACK_A_SECTION_REGION);
+		t->owner[i] = mu32(r.m[i], AS(OWNER));
+		t->cls[i] = mu32(r.m[i], AS(CLASS));
+		t->gen[i] = mu32(r.m[i], AS(GENERATION));
+		t->sflags[i] = mu32(r.m[i], AS(FLAGS));
+		t->region[i] = mu32(r.m[i], AS(REGION));
 	}
 	reply_free(&r);
 }
@@ -116,31 +116,42 @@ static uint32_t free_slot(const struct tables *t)
 }
 
 /* Attributes that move by themselves: left out of snapshots. */
-static bool volatile_attr(int type)
+static bool volatile_attr(uint32_t key)
 {
-	return type == DRACK_A_HOST_HEARTBEAT || type == DRACK_A_HOST_FREE_2K ||
-	       type == DRACK_A_HOST_FREE_64K;
+	return key == AH(HEARTBEAT) || key == AH(FREE_2K) ||
+	       key == AH(FREE_64K);
 }
 
-static void render(FILE *f, struct nlmsghdr *nlh)
+/* The attributes in [a, a + len) of nest @nest (0: the top level). */
+static void render_attrs(FILE *f, struct nlattr *head, int len, uint16_t nest)
 {
 	struct nlattr *a;
 	int rem, i;
 
-	fprintf(f, "cmd %u:", mcmd(nlh));
-	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
-			  genlmsg_attrlen(nlmsg_data(nlh), 0), rem) {
-		if (volatile_attr(nla_type(a)))
+	nla_for_each_attr(a, head, len, rem) {
+		if (volatile_attr(P(nest, nla_type(a))))
 			continue;
 		fprintf(f, " %d=", nla_type(a));
-		if (nla_len(a) == 4)
+		if (!nest && nla_type(a) <= DRACK_A_MAX && nest_max[nla_type(a)]) {
+			fputc('{', f);
+			render_attrs(f, nla_data(a), nla_len(a), nla_type(a));
+			fputs(" }", f);
+		} else if (nla_len(a) == 4) {
 			fprintf(f, "%u", nla_get_u32(a));
-		else if (nla_len(a) == 8)
+		} else if (nla_len(a) == 8) {
 			fprintf(f, "%llu", (unsigned long long)nla_get_u64(a));
-		else
+		} else {
 			for (i = 0; i < nla_len(a); i++)
 				fprintf(f, "%02x", ((uint8_t *)nla_data(a))[i]);
+		}
 	}
+}
+
+static void render(FILE *f, struct nlmsghdr *nlh)
+{
+	fprintf(f, "cmd %u:", mcmd(nlh));
+	render_attrs(f, genlmsg_attrdata(nlmsg_data(nlh), 0),
+		     genlmsg_attrlen(nlmsg_data(nlh), 0), 0);
 	fputc('\n', f);
 }
 
@@ -205,9 +216,26 @@ static bool same_state(struct __test_metadata *_metadata, const char *before,
 #define R_NOSNAP	(1U << 1)	/* state moves by itself (live FM) */
 
 /*
+ * The missing attribute the kernel names for @miss: @miss itself, or its
+ * nest if the request has no such nest at all.
+ */
+static int miss_key(const struct attr *a, int miss)
+{
+	if (miss < 0 || !KNEST((uint32_t)miss))
+		return miss;
+	for (; !a->end; a++)
+		if (!a->raw && (KNEST(a->type) == KNEST((uint32_t)miss) ||
+				(!KNEST(a->type) &&
+				 (a->type & NLA_TYPE_MASK) == KNEST((uint32_t)miss))))
+			return miss;
+	return KNEST((uint32_t)miss);
+}
+
+/*
  * Send a request that must fail with @want: the errno, an extack message
- * (unless R_CORE), NLMSGERR_ATTR_MISS_TYPE == @miss if @miss >= 0 and the
- * kernel sent one, @msg in the message if given, and no state change.
+ * (unless R_CORE), NLMSGERR_ATTR_MISS_TYPE (and _NEST) naming @miss if
+ * @miss >= 0 and the kernel sent one, @msg in the message if given, and
+ * no state change.
  */
 static void reject(struct __test_metadata *_metadata, struct nl *nl, int line,
 		   uint8_t cmd, int flags, const struct tweak *tw, int want,
@@ -235,9 +263,11 @@ static void reject(struct __test_metadata *_metadata, struct nl *nl, int line,
 		TH_LOG("line %d: cmd %u: %s, extack '%s'", line, cmd,
 		       strerror(-err), r.msg);
 	}
+	miss = miss_key(a, miss);
 	if (miss >= 0 && r.miss_type >= 0) {
 		EXPECT_EQ(miss, r.miss_type)
-			TH_LOG("line %d: cmd %u: NLMSGERR_ATTR_MISS_TYPE", line, cmd);
+			TH_LOG("line %d: cmd %u: missing %#x named, not %#x",
+			       line, cmd, r.miss_type, miss);
 	}
 	if (msg) {
 		EXPECT_NE(NULL, strstr(r.msg, msg))
@@ -277,52 +307,58 @@ static void reject(struct __test_metadata *_metadata, struct nl *nl, int line,
 	reject(_metadata, (nl), __LINE__, (cmd), (flags), (tw), (want),	\
 	       (opts), -1, NULL, ATTRS(__VA_ARGS__))
 
-/* Attributes only replies and events carry, each with a plausible payload. */
+/*
+ * Attributes only replies and events carry, each with a plausible
+ * payload: nested in the request nests (beyond what their request
+ * subsets hold), the reply-only nests whole, and top-level ones.
+ */
 static const uint8_t some_mac[6] = { 0x02, 0x44, 0x52, 0, 0, 1 };
 static const uint8_t some_nest[12] = { 12, 0, DRACK_STAT_TX_PACKETS, 0 };
+static const uint8_t some_peer[8] = { 8, 0, DRACK_A_PEER_ID, 0, 1, 0, 0, 0 };
 
 static const struct attr reply_only[] = {
-	A_U64(DRACK_A_PAD, 0),
-	A_STR(DRACK_A_POOL_BACKEND, "ram"),
-	A_U64(DRACK_A_POOL_SIZE, 64 << 20),
-	A_U32(DRACK_A_POOL_SECTION_SIZE, DRACK_SECTION_SIZE),
-	A_U32(DRACK_A_POOL_SECTION_COUNT, 32),
-	A_U32(DRACK_A_POOL_META_SECTIONS, 1),
-	A_U32(DRACK_A_POOL_FREE_SECTIONS, 1),
-	A_U32(DRACK_A_HOST_STATE, DRACK_HOST_DEAD),
-	A_U32(DRACK_A_HOST_FLAGS, 0),
-	A_BIN(DRACK_A_HOST_MAC, some_mac, 6),
-	A_U32(DRACK_A_HOST_IFINDEX, 1),
-	A_U32(DRACK_A_HOST_SECTIONS, 0),
-	A_U64(DRACK_A_HOST_HEARTBEAT, 0),
-	A_U32(DRACK_A_SECTION_OWNER, 0),
-	A_U32(DRACK_A_SECTION_GENERATION, 1),
+	A_STR(AP(BACKEND), "ram"),
+	A_U64(AP(SIZE), 64 << 20),
+	A_U32(AP(SECTION_SIZE), DRACK_SECTION_SIZE),
+	A_U32(AP(SECTION_COUNT), 32),
+	A_U32(AP(META_SECTIONS), 1),
+	A_U32(AP(FREE_SECTIONS), 1),
+	A_U32(AP(FM_PID), 1),
+	A_U64(AP(FM_EPOCH), 1),
+	A_U32(AP(MAX_NICS), 1),
+	A_U64(AP(PAD), 0),
+	A_STR(AH(IFNAME), "rack0"),
+	A_U32(AH(STATE), DRACK_HOST_DEAD),
+	A_U32(AH(FLAGS), 0),
+	A_BIN(AH(MAC), some_mac, 6),
+	A_U32(AH(SECTIONS), 0),
+	A_U64(AH(HEARTBEAT), 0),
+	A_U32(AH(GENERATION), 1),
+	A_U32(AH(FREE_2K), 0),
+	A_U32(AH(FREE_64K), 0),
+	A_U32(AH(WANTED_2K), 1),
+	A_U32(AH(WANTED_64K), 1),
+	A_U64(AH(RELEASED), 2),
+	A_U64(AH(PAD), 0),
+	A_U32(AS(OWNER), 0),
+	A_U32(AS(GENERATION), 1),
+	A_U32(AS(REGION), 0),
+	A_U32(AS(FLAGS), DRACK_SECTION_F_REVOKE),
+	A_STR(AN(IFNAME), "eth0"),
+	A_U32(AN(STATE), DRACK_NIC_UP),
+	A_U32(AN(OWNER), 0),
+	A_BIN(AN(MAC), some_mac, 6),
+	A_U64(AN(ASSIGNED), 1),
+	A_U64(AN(DROPS), 0),
 	A_U32(DRACK_A_COUNT, 1),
-	A_U32(DRACK_A_POOL_FM_PID, 1),
-	A_U64(DRACK_A_POOL_FM_EPOCH, 1),
-	A_U32(DRACK_A_SECTION_REGION, 0),
-	A_U32(DRACK_A_SECTION_FLAGS, DRACK_SECTION_F_REVOKE),
-	A_U32(DRACK_A_HOST_GENERATION, 1),
-	A_U32(DRACK_A_HOST_FREE_2K, 0),
-	A_U32(DRACK_A_HOST_FREE_64K, 0),
-	A_U32(DRACK_A_HOST_WANTED_2K, 1),
-	A_U32(DRACK_A_HOST_WANTED_64K, 1),
-	A_U64(DRACK_A_HOST_RELEASED, 2),
-	A_STR(DRACK_A_IFNAME, "rack0"),
-	A_U32(DRACK_A_PEER_ID, 1),
-	A_U32(DRACK_A_PEER_STATE, DRACK_HOST_UP),
-	A_U32(DRACK_A_PEER_REACHABLE, 1),
-	A_U64(DRACK_A_PEER_TX_PACKETS, 0),
-	A_U64(DRACK_A_PEER_TX_BYTES, 0),
-	A_U64(DRACK_A_PEER_RX_PACKETS, 0),
-	A_U64(DRACK_A_PEER_RX_BYTES, 0),
-	A_U64(DRACK_A_PEER_RX_BAD, 0),
-	A_U32(DRACK_A_CLASS_SECTIONS, 1),
-	A_U32(DRACK_A_CLASS_TOTAL, 1),
-	A_U32(DRACK_A_CLASS_FREE, 1),
-	A_U32(DRACK_A_CLASS_INFLIGHT, 0),
-	A_U32(DRACK_A_CLASS_REQUESTED, 0),
-	A_U32(DRACK_A_CLASS_DRAINING, 0),
+	A_U32(AC(ID), 0),
+	A_U32(AC(SECTIONS), 1),
+	A_U32(AR(ID), 1),
+	A_U32(AR(STALLED), 1),
+	A_U64(AR(TX_PACKETS), 0),
+	A_U32(AV(HOST), 0),
+	A_STR(AV(IFNAME), "rack0v0"),
+	A_BIN(DRACK_A_PEER | NLA_F_NESTED, some_peer, 8),
 	A_BIN(DRACK_A_STATS | NLA_F_NESTED, some_nest, 12),
 };
 #define N_REPLY_ONLY (sizeof(reply_only) / sizeof(reply_only[0]))
@@ -336,8 +372,12 @@ static void reject_extra_attrs(struct __test_metadata *_metadata,
 			       struct nl *nl, int line, uint8_t cmd, int flags,
 			       const struct attr *base, bool all)
 {
-	static const uint16_t unknown[] = { DRACK_A_MAX + 1, DRACK_A_MAX + 2,
-					    0x3fff, DRACK_A_UNSPEC };
+	static const uint32_t unknown[] = {
+		DRACK_A_MAX + 1, DRACK_A_MAX + 2, 0x3fff, DRACK_A_UNSPEC,
+		P(DRACK_A_POOL, DRACK_A_POOL_MAX + 1), AP(UNSPEC),
+		P(DRACK_A_HOST, DRACK_A_HOST_MAX + 1), AH(UNSPEC),
+		P(DRACK_A_SECTION, 0x3fff), P(DRACK_A_NIC, DRACK_A_NIC_MAX + 1),
+	};
 	struct attr a[8];
 	unsigned int n = 0, i;
 

@@ -110,9 +110,9 @@ static int grant(struct __test_metadata *_metadata, struct nl *nl,
 		 uint32_t host, uint32_t section, uint32_t c, char *msg)
 {
 	return simple(_metadata, nl, DRACK_CMD_SECTION_GRANT, 0,
-		      ATTRS(A_POOL, A_U32(DRACK_A_HOST_ID, host),
-			    A_U32(DRACK_A_SECTION_ID, section),
-			    A_U32(DRACK_A_CLASS, c)), msg);
+		      ATTRS(A_POOL, A_U32(AH(ID), host),
+			    A_U32(AS(ID), section),
+			    A_U32(AS(CLASS), c)), msg);
 }
 
 /*
