@@ -18,7 +18,8 @@
 # What breaks it: generic instead of native XDP (native), a verdict not
 # applied or miscounted (pass_count, drop, aborted), a frame the program
 # changed not what is sent back, or a checksum left to the sender unfilled
-# (tx_echo), an MTU the one-page frame cannot hold (mtu_limits), frames
+# (tx_echo), GSO frames handed to a program (unfit), an MTU the
+# one-page frame cannot hold (mtu_limits), frames
 # lost or left unflushed on redirects (redirect_to_veth,
 # redirect_from_veth), a crash or leak when programs change under
 # traffic, the link goes or the module is unloaded with a program
@@ -26,10 +27,11 @@
 # dmesg_clean), Buffers not handed back (buffers_home).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 15
+ktap_plan 16
 
 if [[ -n $DRACK_TOP ]]; then XDP_DIR=$DRACK_TOP/tests/xdp; else XDP_DIR=$DRACK_TESTDIR; fi
 UDP=(python3 "$DRACK_TESTDIR/xdp_udp.py")
+STREAM=(python3 "$DRACK_TESTDIR/stream.py")
 PORT=7777 SENTINEL=7778 N=50
 
 drack_setup 2 || ktap_finish
@@ -155,6 +157,36 @@ tx_echo() {
 	expect_delta t h1 xdp_tx "$N" && expect_delta t h1 xdp_tx_err 0
 }
 ktap_check tx_echo tx_echo
+
+# tcp_xfer NAME: 200 KB over TCP h0 -> h1, checked by SHA-256
+tcp_xfer() {
+	local ready=$DRACK_LOGDIR/$1.ready out=$DRACK_LOGDIR/$1.recv sent pid
+	rm -f "$ready"
+	ip netns exec h1 "${STREAM[@]}" recv 5302 --ready "$ready" >"$out" 2>&1 </dev/null &
+	pid=$!
+	DRACK_PIDS+=("$pid")
+	wait_for 5 test -e "$ready" || return 1
+	sent=$(in_ns h0 timeout 10 "${STREAM[@]}" send "$(ip4 1)" 5302 200000) || { kill_pid "$pid"; return 1; }
+	wait_for 10 eval "! kill -0 $pid 2>/dev/null" || { kill_pid "$pid"; return 1; }
+	[[ $(cat "$out") == "$sent" ]]
+}
+
+# TSO frames from h0 cannot be judged whole: dropped and counted; with
+# TSO off h0's stack cuts them to the MTU and the same stream goes through.
+unfit() {
+	local d
+	xdp_attach h1 rack0 xdp_count || return 1
+	snap u h1
+	tcp_xfer tso && { echo "a TSO stream went through a program"; return 1; }
+	d=$(delta u h1 xdp_unfit)
+	((d > 0)) || { echo "xdp_unfit +$d"; return 1; }
+	echo "TSO on: stream stuck, xdp_unfit +$d"
+	in_ns h0 ethtool -K rack0 tso off >/dev/null || return 1
+	tcp_xfer notso || { echo "TSO off: stream failed"; in_ns h0 ethtool -K rack0 tso on; return 1; }
+	in_ns h0 ethtool -K rack0 tso on >/dev/null
+	echo "TSO off: 200000 bytes intact"
+}
+ktap_check unfit unfit
 
 mtu_limits() {
 	local out
