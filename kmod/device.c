@@ -162,6 +162,8 @@ static void drack_uninit(struct net_device *ndev)
 		drack_dev_leave(dd);
 	del_timer_sync(&dd->held_timer);
 	netif_napi_del(&dd->napi);
+	/* unregister detached any program before ndo_uninit */
+	drack_xdp_free(dd);
 }
 
 static void drack_get_stats64(struct net_device *ndev,
@@ -187,6 +189,9 @@ static const struct net_device_ops drack_netdev_ops = {
 	.ndo_start_xmit = drack_xmit,
 	.ndo_validate_addr = eth_validate_addr,
 	.ndo_get_stats64 = drack_get_stats64,
+	.ndo_change_mtu = drack_xdp_change_mtu,
+	.ndo_bpf = drack_xdp_bpf,
+	.ndo_xdp_xmit = drack_xdp_xmit,
 };
 
 static void drack_setup(struct net_device *ndev)
@@ -197,6 +202,7 @@ static void drack_setup(struct net_device *ndev)
 	ndev->netdev_ops = &drack_netdev_ops;
 	ndev->ethtool_ops = &drack_ethtool_ops;
 	drack_queues_setup(ndev);
+	drack_xdp_setup(ndev);
 	ndev->sysfs_groups[0] = &drack_sysfs_group;
 	ndev->needs_free_netdev = true;
 	ndev->priv_destructor = drack_destructor;
@@ -275,10 +281,13 @@ static int drack_newlink(struct net *src_net, struct net_device *ndev,
 
 	netif_napi_add(ndev, &dd->napi, drack_napi_poll);
 	netif_carrier_off(ndev);
-	err = register_netdevice(ndev);
+	err = drack_xdp_init(dd);
+	if (!err)
+		err = register_netdevice(ndev);
 	if (err) {
 		drack_dev_unjoin(dd);
 		netif_napi_del(&dd->napi);
+		drack_xdp_free(dd);
 		drack_free_priv(dd);
 		return err;
 	}

@@ -8,6 +8,7 @@
 
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
+#include <net/xdp.h>
 #include "buffer.h"
 #include "nic.h"
 #include "peer.h"
@@ -17,6 +18,23 @@
 
 #define DRACK_NO_BLOCK	(-1)
 #define DRACK_ANY_HOST	U32_MAX		/* newlink: the next free host id */
+
+/* XDP_TX verdicts of one poll, posted once rx_lock is dropped. */
+struct drack_xdp_tx {
+	struct page *page;
+	u16 off;
+	u16 len;
+	u32 peer;
+};
+
+struct drack_xdp {
+	struct bpf_prog __rcu *prog;		/* RTNL writes, NAPI reads */
+	struct page_pool *pp;			/* the frames programs see */
+	struct xdp_rxq_info rxq;
+	bool redirected;			/* xdp_do_flush() owed */
+	u32 ntx;
+	struct drack_xdp_tx tx[NAPI_POLL_WEIGHT];
+};
 
 struct drack_dev {
 	struct net_device *ndev;
@@ -72,6 +90,8 @@ struct drack_dev {
 	u64 released;			/* fenced peers we let go of */
 
 	struct drack_stats stats;
+
+	struct drack_xdp xdp;			/* xdp.c */
 
 	struct drack_nic_host nic;		/* the NIC pool, nic.c */
 };
@@ -156,6 +176,29 @@ u32 drack_rxref_forget(struct drack_dev *dd);
 /* queues.c: the netdev netlink family's view of our queue pair */
 void drack_queues_setup(struct net_device *ndev);
 void drack_queues_set_napi(struct drack_dev *dd, bool on);	/* RTNL */
+
+/*
+ * tx.c, for XDP (tx lock held): post a linear frame to @peer, or if
+ * @peer < 0 to the host its destination MAC names (all of them for a
+ * broadcast). 0 or -errno; never stops the queue.
+ */
+int drack_tx_frame(struct drack_dev *dd, const void *data, u32 len, int peer);
+int drack_tx_lookup(struct drack_dev *dd, const u8 *dest);
+void drack_tx_flush(struct drack_dev *dd);
+
+/* xdp.c: native XDP */
+int drack_xdp_init(struct drack_dev *dd);	/* newlink, after napi add */
+void drack_xdp_free(struct drack_dev *dd);	/* NAPI gone, program gone */
+void drack_xdp_setup(struct net_device *ndev);
+int drack_xdp_bpf(struct net_device *ndev, struct netdev_bpf *bpf);
+int drack_xdp_xmit(struct net_device *ndev, int n, struct xdp_frame **frames,
+		   u32 flags);
+int drack_xdp_change_mtu(struct net_device *ndev, int mtu);
+/* NAPI, rx_lock held: run @prog on the frame @ref describes. */
+void drack_xdp_rx(struct drack_dev *dd, struct drack_peer *p,
+		  const struct drack_ref *ref, struct bpf_prog *prog);
+/* NAPI, rx_lock dropped: post XDP_TX frames, flush redirects. */
+void drack_xdp_poll_end(struct drack_dev *dd);
 
 /* tx.c: wake the queue if what stopped it is gone */
 void drack_tx_maybe_wake(struct drack_dev *dd);

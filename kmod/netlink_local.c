@@ -225,7 +225,8 @@ static int drack_nl_fill_stats(struct sk_buff *skb,
 	if (!nest)
 		goto cancel;
 	for (i = 0; i < DRACK_S_NR; i++)
-		if (nla_put_u64_64bit(skb, drack_stat_table[i].nl_attr, v[i],
+		if (drack_stat_table[i].nl_attr &&
+		    nla_put_u64_64bit(skb, drack_stat_table[i].nl_attr, v[i],
 				      DRACK_STAT_UNSPEC))
 			goto cancel;
 	nla_nest_end(skb, nest);

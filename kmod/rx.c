@@ -85,10 +85,11 @@ static int drack_rx_ret_space(struct drack_peer *p)
 
 /*
  * Consume up to @budget references from @peer; deliver them when
- * @deliver, else drop them. Returns how many were consumed.
+ * @deliver (through @prog if one is attached), else drop them. Returns
+ * how many were consumed.
  */
 static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
-			 bool deliver)
+			 bool deliver, struct bpf_prog *prog)
 {
 	struct drack_peer *p = &dd->peers[peer];
 	bool alive, valid, held, blocked = false;
@@ -129,6 +130,10 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 			drack_stat_inc(&dd->stats, DRACK_S_RX_BAD_DESC);
 			drack_peer_count_bad(&p->rx);
 			nbad++;
+		} else if (deliver && prog) {
+			/* A copy is judged: the Buffer goes back at once. */
+			drack_stat_inc(&dd->stats, DRACK_S_RX_REFS);
+			drack_xdp_rx(dd, p, &ref, prog);
 		} else if (deliver) {
 			drack_stat_inc(&dd->stats, DRACK_S_RX_REFS);
 			/* Held only if it can be handed back later. */
@@ -198,7 +203,7 @@ void drack_rx_drop_all(struct drack_dev *dd)
 	u64 m;
 
 	drack_for_each_peer(dd, peer, m)
-		drack_rx_ring(dd, peer, INT_MAX, false);
+		drack_rx_ring(dd, peer, INT_MAX, false, NULL);
 }
 
 /* Do we still hold references to Buffers of live owners? */
@@ -274,6 +279,7 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 {
 	struct drack_dev *dd = container_of(napi, struct drack_dev, napi);
 	u64 peers = READ_ONCE(dd->present), before, m;
+	struct bpf_prog *prog;
 	int done = 0, i;
 
 	/* A fenced or hung host leaves the pool alone. */
@@ -297,14 +303,20 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 	drack_cxl_delay();
 	/* Round robin: peers from rx_next on first, then those before it. */
 	before = peers & (BIT_ULL(dd->rx_next) - 1);
+	rcu_read_lock();
+	prog = rcu_dereference(dd->xdp.prog);
 	spin_lock(&dd->rx_lock);
 	for (i = 0; i < 2; i++)
 		for (m = i ? before : peers & ~before; m && done < budget;
 		     m &= m - 1)
 			done += drack_rx_ring(dd, __ffs64(m), budget - done,
-					      true);
+					      true, prog);
 	dd->rx_next = (dd->rx_next + 1) % dd->nhosts;
 	spin_unlock(&dd->rx_lock);
+	/* XDP_TX takes the tx lock, which is taken before rx_lock. */
+	if (prog)
+		drack_xdp_poll_end(dd);
+	rcu_read_unlock();
 
 	drack_tx_maybe_wake(dd);
 	if (done < budget && napi_complete_done(napi, done)) {

@@ -47,6 +47,16 @@ const struct drack_stat_desc drack_stat_table[DRACK_S_NR] = {
 	DRACK_STAT_ROW(TX_STOPS, "tx_stops"),
 	DRACK_STAT_ROW(TX_WAKES, "tx_wakes"),
 	DRACK_STAT_ROW(RX_PEER_BACKOFFS, "rx_peer_backoffs"),
+	[DRACK_S_XDP_PASS] = { "xdp_pass", 0 },
+	[DRACK_S_XDP_DROP] = { "xdp_drop", 0 },
+	[DRACK_S_XDP_TX] = { "xdp_tx", 0 },
+	[DRACK_S_XDP_TX_ERR] = { "xdp_tx_err", 0 },
+	[DRACK_S_XDP_REDIRECT] = { "xdp_redirect", 0 },
+	[DRACK_S_XDP_REDIRECT_ERR] = { "xdp_redirect_err", 0 },
+	[DRACK_S_XDP_ABORTED] = { "xdp_aborted", 0 },
+	[DRACK_S_XDP_UNFIT] = { "xdp_unfit", 0 },
+	[DRACK_S_XDP_XMIT] = { "xdp_xmit", 0 },
+	[DRACK_S_XDP_XMIT_ERR] = { "xdp_xmit_err", 0 },
 };
 
 int drack_counters_init(struct drack_counters *c, unsigned int n)

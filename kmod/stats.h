@@ -43,6 +43,17 @@ enum drack_dev_stat {
 	DRACK_S_TX_STOPS,		/* the queue stopped, for any reason */
 	DRACK_S_TX_WAKES,
 	DRACK_S_RX_PEER_BACKOFFS,	/* a peer's garbage left alone a while */
+	/* XDP verdicts (Documentation/xdp.rst); not in the genl dump */
+	DRACK_S_XDP_PASS,
+	DRACK_S_XDP_DROP,
+	DRACK_S_XDP_TX,			/* posted back to the sending peer */
+	DRACK_S_XDP_TX_ERR,		/* XDP_TX the peer could not take */
+	DRACK_S_XDP_REDIRECT,
+	DRACK_S_XDP_REDIRECT_ERR,
+	DRACK_S_XDP_ABORTED,		/* XDP_ABORTED or an unknown verdict */
+	DRACK_S_XDP_UNFIT,		/* GSO or too big for one page: dropped */
+	DRACK_S_XDP_XMIT,		/* frames redirected into rack0, posted */
+	DRACK_S_XDP_XMIT_ERR,
 	DRACK_S_PCPU_NR,
 	/* control path */
 	DRACK_S_SECTION_REQUESTS = DRACK_S_PCPU_NR,
@@ -94,7 +105,7 @@ struct drack_stats {
 /* One row of the table: how ethtool and genl name a counter. */
 struct drack_stat_desc {
 	const char *name;	/* ethtool -S, or NULL: not shown there */
-	u16 nl_attr;		/* enum drack_stat */
+	u16 nl_attr;		/* enum drack_stat, 0: not in the genl dump */
 };
 
 extern const struct drack_stat_desc drack_stat_table[DRACK_S_NR];

@@ -27,7 +27,7 @@ module_param_named(peer_max_lent_mb, drack_peer_max_lent_mb, uint, 0644);
 MODULE_PARM_DESC(peer_max_lent_mb,
 		 "Buffers of each class one peer may hold at once, in MB; 0: no cap (default 16)");
 
-static int drack_tx_lookup(struct drack_dev *dd, const u8 *dest)
+int drack_tx_lookup(struct drack_dev *dd, const u8 *dest)
 {
 	u8 mac[ETH_ALEN];
 	u32 h = (u32)dest[4] << 8 | dest[5];
@@ -38,7 +38,7 @@ static int drack_tx_lookup(struct drack_dev *dd, const u8 *dest)
 	return ether_addr_equal(mac, dest) ? (int)h : -ENOENT;
 }
 
-static void drack_tx_flush(struct drack_dev *dd)
+void drack_tx_flush(struct drack_dev *dd)
 {
 	int p;
 
@@ -65,15 +65,18 @@ static bool drack_tx_room(struct drack_peer *p)
 }
 
 /*
- * Post @skb to @peer. -EPIPE: the peer is stalled; -ENOSPC: its ring is
- * full; -EDQUOT: it holds its cap of our Buffers; -ENOBUFS: no Buffer.
+ * Post @len bytes to @peer: from @skb, or from @data if @skb is NULL
+ * (XDP). -EPIPE: the peer is stalled; -ENOSPC: its ring is full;
+ * -EDQUOT: it holds its cap of our Buffers; -ENOBUFS: no Buffer.
  */
-static int drack_tx_one(struct drack_dev *dd, struct sk_buff *skb, u32 peer,
-			const struct virtio_net_hdr *vnet, u16 flags)
+static int drack_tx_post(struct drack_dev *dd, const struct sk_buff *skb,
+			 const void *data, u32 len, u32 peer,
+			 const struct virtio_net_hdr *vnet, u16 flags)
 {
 	struct drack_peer *p = &dd->peers[peer];
-	u32 len = skb->len, buf_class;
 	struct drack_ref *ref;
+	u32 buf_class;
+	void *buf;
 	u64 off;
 
 	if (READ_ONCE(p->stalled))
@@ -90,7 +93,10 @@ static int drack_tx_one(struct drack_dev *dd, struct sk_buff *skb, u32 peer,
 	if (drack_alloc_low(&dd->alloc, buf_class))
 		napi_schedule(&dd->napi);
 
-	if (skb_copy_bits(skb, 0, drack_pool_ptr(dd->pool, off), len)) {
+	buf = drack_pool_ptr(dd->pool, off);
+	if (!skb)
+		memcpy(buf, data, len);
+	else if (skb_copy_bits(skb, 0, buf, len)) {
 		drack_buf_unget(&dd->alloc, off);
 		return -EFAULT;
 	}
@@ -111,18 +117,28 @@ static int drack_tx_one(struct drack_dev *dd, struct sk_buff *skb, u32 peer,
 	return 0;
 }
 
-static void drack_tx_broadcast(struct drack_dev *dd, struct sk_buff *skb,
-			       const struct virtio_net_hdr *vnet)
+static int drack_tx_one(struct drack_dev *dd, struct sk_buff *skb, u32 peer,
+			const struct virtio_net_hdr *vnet, u16 flags)
 {
-	u32 h;
+	return drack_tx_post(dd, skb, NULL, skb->len, peer, vnet, flags);
+}
+
+/* Broadcast from @skb, or from @data if @skb is NULL; copies posted. */
+static u32 drack_tx_broadcast(struct drack_dev *dd, const struct sk_buff *skb,
+			      const void *data, u32 len,
+			      const struct virtio_net_hdr *vnet)
+{
+	u32 h, sent = 0;
 
 	drack_stat_inc(&dd->stats, DRACK_S_TX_BCAST);
 	for (h = 0; h < dd->nhosts; h++) {
 		if (h == dd->host || !drack_host_reachable(dd->pool, h))
 			continue;
 		/* Never stop for a broadcast: a copy fewer beats a duplicate. */
-		switch (drack_tx_one(dd, skb, h, vnet, DRACK_REF_F_BCAST)) {
+		switch (drack_tx_post(dd, skb, data, len, h, vnet,
+				      DRACK_REF_F_BCAST)) {
 		case 0:
+			sent++;
 			break;
 		case -EPIPE:
 			drack_stat_inc(&dd->stats, DRACK_S_TX_PEER_STALLED);
@@ -131,6 +147,23 @@ static void drack_tx_broadcast(struct drack_dev *dd, struct sk_buff *skb,
 			drack_stat_inc(&dd->stats, DRACK_S_TX_DROPPED);
 		}
 	}
+	return sent;
+}
+
+int drack_tx_frame(struct drack_dev *dd, const void *data, u32 len, int peer)
+{
+	static const struct virtio_net_hdr vnet;	/* complete, not GSO */
+
+	if (len < ETH_HLEN || len > DRACK_MAX_FRAME)
+		return -EINVAL;
+	if (peer < 0 && is_multicast_ether_addr(data))
+		return drack_tx_broadcast(dd, NULL, data, len, &vnet) ?
+		       0 : -ENOSPC;
+	if (peer < 0)
+		peer = drack_tx_lookup(dd, data);
+	if (peer < 0 || !drack_host_reachable(dd->pool, peer))
+		return -ENOENT;
+	return drack_tx_post(dd, NULL, data, len, peer, &vnet, 0);
 }
 
 static void drack_tx_stop(struct drack_dev *dd, int peer, int buf_class)
@@ -161,7 +194,7 @@ netdev_tx_t drack_xmit(struct sk_buff *skb, struct net_device *ndev)
 		goto drop;
 
 	if (is_multicast_ether_addr(skb->data)) {
-		drack_tx_broadcast(dd, skb, &vnet);
+		drack_tx_broadcast(dd, skb, NULL, len, &vnet);
 		goto sent;
 	}
 

@@ -5,7 +5,8 @@
 # module `make check-612` built (.build-612/kmod/drack.ko). Default: the
 # tests whose kernel interfaces differ most between 6.1 and 6.12 (skb
 # frags and page references, ethtool, netdev lifetime, the netdev
-# family's queues and qstats with the kernel's own driver tests).
+# family's queues and qstats with the kernel's own driver tests, XDP's
+# page_pool and xdp_features).
 #
 # The guest runs them the kselftest way, `make -C tests run_tests T=...`
 # (kselftest's runner.sh, tests/settings), so `make check` exercises that
@@ -20,7 +21,7 @@ ko=$PWD/.build-612/kmod/drack.ko
 [[ -n $k612 && -e /boot/vmlinuz-$k612 ]] || { echo "no 6.12 kernel image (tests/install-deps.sh)"; exit 1; }
 [[ -e $ko ]] || { echo "no $ko: run make check-612"; exit 1; }
 bash tests/kernel-selftests.sh >/dev/null	# for drv_net
-(($#)) || set -- basic byref lifetime drv_net
+(($#)) || set -- basic byref lifetime drv_net xdp
 out=$(mktemp "${TMPDIR:-/tmp}/drack-612.XXXXXX")
 trap 'rm -f "$out"' EXIT
 rc=0
