@@ -136,15 +136,17 @@ TEST_F_TIMEOUT(genl, nesting, 120)
 		/* a nest without NLA_F_NESTED, or as a u32 */
 		REJECT(nl, C, f, -EINVAL, A_BIN(DRACK_A_POOL, id0, 8));
 		REJECT(nl, C, f, -EINVAL, A_U32(DRACK_A_POOL, POOL));
-		/* garbage in a nest, a nest in a nest */
-		REJECT(nl, C, f, -EINVAL, A_BIN(DRACK_A_POOL | NLA_F_NESTED, junk, 3));
+		/* garbage in a nest (shorter than an attribute header: the
+		 * core's validate_nla says ERANGE), a nest in a nest
+		 */
+		REJECT(nl, C, f, -ERANGE, A_BIN(DRACK_A_POOL | NLA_F_NESTED, junk, 3));
 		REJECT(nl, C, f, -EINVAL,
 		       A_BIN(AP(ID) | NLA_F_NESTED, id0, 8));
 		/* a reply-only attribute in the nest, an unknown one */
 		REJECT(nl, C, f, -EINVAL, A_POOL, A_U32(AP(BACKEND), 0));
 		REJECT(nl, C, f, -EINVAL, A_POOL, A_U32(P(DRACK_A_POOL, 0x3fff), 0));
 		/* a good nest, then a bad one of the same type */
-		REJECT(nl, C, f, -EINVAL, A_POOL,
+		REJECT(nl, C, f, -ERANGE, A_POOL,
 		       A_BIN(DRACK_A_POOL | NLA_F_NESTED, junk, 3));
 	}
 	/* doit: an empty nest names the id inside it */
