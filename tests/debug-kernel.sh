@@ -52,14 +52,23 @@ src=$base/src-$srcver/linux-source-6.1
 bld=$cache/build
 
 build_kernel() {
-	local t0=$SECONDS opt want got
+	local t0=$SECONDS opt old
 	if [[ ! -e $src/.complete ]]; then
 		log "extracting $tar"
 		rm -rf "$base/src-$srcver" && mkdir -p "$base/src-$srcver"
 		tar -xJf "$tar" -C "$base/src-$srcver"
 		touch "$src/.complete"
 	fi
-	rm -rf "$cache" && mkdir -p "$bld"
+	rm -rf "$cache" && mkdir -p "$cache"
+	# A build of the same source with another config: start from its
+	# objects (make rebuilds what the change touches); one kept at a time.
+	for old in "$base"/*/build; do
+		[[ -e $old/source && $(readlink -f "$old/source") == "$(readlink -f "$src")" ]] || continue
+		log "starting from the previous build ${old%/build}"
+		mv "$old" "$bld" && rm -rf "${old%/build}"
+		break
+	done
+	mkdir -p "$bld"
 	make -s -C "$src" O="$bld" x86_64_defconfig
 	(cd "$src" && scripts/kconfig/merge_config.sh -m -O "$bld" "$bld/.config" \
 		kernel/configs/kvm_guest.config "$top/tests/debug-kernel.config" >/dev/null)
@@ -67,7 +76,7 @@ build_kernel() {
 	# Kconfig drops what a dependency forbids, silently: check what counts.
 	for opt in KASAN KASAN_INLINE UBSAN PROVE_LOCKING PROVE_RCU DEBUG_OBJECTS DEBUG_OBJECTS_TIMERS \
 		DEBUG_OBJECTS_WORK DEBUG_OBJECTS_RCU_HEAD DEBUG_KMEMLEAK DEBUG_ATOMIC_SLEEP VETH BRIDGE TUN \
-		MPTCP NET_SCH_TBF NET_CLS_BPF BPF_SYSCALL PVH USER_NS; do
+		MPTCP NET_SCH_TBF NET_CLS_BPF BPF_SYSCALL PVH USER_NS ZONE_DEVICE; do
 		grep -qx "CONFIG_$opt=y" "$bld/.config" || die "CONFIG_$opt is not =y after olddefconfig"
 	done
 	for opt in VIRTIO_PCI VIRTIO_CONSOLE NET_9P_VIRTIO 9P_FS OVERLAY_FS; do
