@@ -116,7 +116,9 @@ per_test=$(($(sed -n 's/^timeout=\([0-9][0-9]*\)$/\1/p' tests/settings) * 5))
 outdir=$(mktemp -d "${TMPDIR:-/tmp}/drack-debug.XXXXXX")
 log "guest on $kver (files in $outdir), tests: ${tests[*]:-all}"
 t0=$SECONDS rc=0
-tools/rack/run-guest.sh --kver "$kver" --kernel "$cache/vmlinux" --modules "$cache/mods" \
+# The bzImage, not vmlinux through PVH: that KASAN kernel dies before its
+# first console line when entered through PVH.
+tools/rack/run-guest.sh --kver "$kver" --kernel "$cache/bzImage" --modules "$cache/mods" \
 	--mem "${DRACK_DEBUG_MEM:-3072}" --timeout "$timeout" --name drack-debug --outdir "$outdir" -- \
 	"DRACK_KO=$ko bash tests/vm/debug-guest.sh --timeout $per_test ${tests[*]}" 2>"$outdir/run-guest.err" |
 	bash tests/vm/ktap-summary.sh || { st=("${PIPESTATUS[@]}") && rc=${st[0]} && ((rc)) || rc=${st[1]}; }

@@ -8,8 +8,8 @@
 # kernel line is /boot/vmlinuz-KVER when no vmlinux can be extracted.
 # Rebuilt only when an input changes. KERNEL and MODROOT name a kernel
 # not installed in /boot and /lib/modules (tests/debug-kernel.sh): its
-# image (an ELF vmlinux is used as is) and the root its modules were
-# installed under (INSTALL_MOD_PATH: MODROOT/lib/modules/KVER).
+# image, booted as it is (no vmlinux extracted), and the root its modules
+# were installed under (INSTALL_MOD_PATH: MODROOT/lib/modules/KVER).
 set -euo pipefail
 
 . "$(dirname "$0")/guest.sh"
@@ -49,8 +49,8 @@ try_decompress() { # MAGIC FILLER DECOMPRESSOR
 	done
 	return 1
 }
-if [[ $(head -c4 "$img" | od -An -tx1 | tr -d ' ') == 7f454c46 ]]; then
-	cp "$img" "$tmp/vmlinux" && mv "$tmp/vmlinux" "$out/vmlinux"
+if [[ -n $modroot ]]; then
+	rm -f "$out/vmlinux"
 else
 	try_decompress '\3757zXZ\000' abcde unxz || try_decompress '(\265/\375' xxx unzstd ||
 		{ vm_log "could not extract vmlinux from $img; booting the bzImage"; rm -f "$out/vmlinux"; }
