@@ -104,7 +104,8 @@ kver=$(<"$cache/kver")
 # objects in kmod/ stay put. User space as for make check.
 log "building drack.ko for $kver and user space"
 make -s lib tools tests-bin
-rm -rf .build-debug && mkdir -p .build-debug && cp -r Kbuild kmod .build-debug/
+# --update: unchanged sources keep their objects (make rebuilds the rest).
+mkdir -p .build-debug && cp -r --update Kbuild kmod .build-debug/
 make -s -C "$bld" M="$top/.build-debug" modules
 ko=$top/.build-debug/kmod/drack.ko
 bash tests/kernel-selftests.sh >/dev/null # drv_net's files, read only in the guest
