@@ -36,7 +36,7 @@ USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -I$(CURDIR)/kmod -I$(CURDIR)/lib
 
 export CC CFLAGS USER_CFLAGS
 
-.PHONY: all kmod lib tools tests-bin unit netlink-gen dkms-install check check-612 demo demo-netns bench bench-vms bench-nic bench-stages eval clean install deb deb-check
+.PHONY: all kmod lib tools tests-bin unit netlink-gen dkms-install check check-612 check-debug demo demo-netns bench bench-vms bench-nic bench-stages eval clean install deb deb-check
 
 all: kmod lib tools tests-bin
 
@@ -81,6 +81,12 @@ dkms-install:
 # make check KVER=6.12.x: the whole suite on another installed kernel.
 check:
 	DRACK_KVER=$(KVER) bash tests/run-all.sh
+
+# The guest suite on a KASAN/lockdep/UBSAN/kmemleak 6.1 kernel built once
+# into ~/.cache/drack (tests/debug-kernel.sh); not part of check: slow.
+# make check-debug T='hostile basic' runs only those tests.
+check-debug:
+	bash tests/debug-kernel.sh $(T)
 
 demo:
 	bash tests/install-deps.sh

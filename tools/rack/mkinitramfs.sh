@@ -1,29 +1,34 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# mkinitramfs.sh KVER OUTDIR
+# mkinitramfs.sh KVER OUTDIR [KERNEL MODROOT]
 #
 # Builds OUTDIR/KVER/initramfs.cpio.gz (busybox + the modules needed to mount
 # the host's / over 9p under an overlay) and OUTDIR/KVER/vmlinux (uncompressed
 # kernel, boots ~2x faster under TCG via PVH). Prints the two paths; the
 # kernel line is /boot/vmlinuz-KVER when no vmlinux can be extracted.
-# Rebuilt only when an input changes.
+# Rebuilt only when an input changes. KERNEL and MODROOT name a kernel
+# not installed in /boot and /lib/modules (tests/debug-kernel.sh): its
+# image, booted as it is (no vmlinux extracted), and the root its modules
+# were installed under (INSTALL_MOD_PATH: MODROOT/lib/modules/KVER).
 set -euo pipefail
 
 . "$(dirname "$0")/guest.sh"
 
-[[ $# -eq 2 ]] || vm_die "usage: $0 KVER OUTDIR"
+[[ $# -eq 2 || $# -eq 4 ]] || vm_die "usage: $0 KVER OUTDIR [KERNEL MODROOT]"
 kver=$1
 out=$2/$kver
+img=${3:-/boot/vmlinuz-$kver} modroot=${4:-}
+mods=$modroot/lib/modules/$kver
 modules=(virtio_pci 9pnet_virtio 9p overlay virtio_console)
 vm_need_pkgs busybox-static kmod cpio gzip xz-utils zstd
-[[ -d /lib/modules/$kver && -e /boot/vmlinuz-$kver ]] || vm_die "no kernel $kver in /lib/modules and /boot"
+[[ -d $mods && -e $img ]] || vm_die "no kernel $kver: no $mods or no $img"
 
 # Inputs: this script (holds /init), busybox, the kernel image and its modules.
-stamp=$( { sha256sum "$0"; stat -c '%n %s %Y' /bin/busybox /boot/vmlinuz-"$kver" \
-	/lib/modules/"$kver"/modules.dep; } | sha256sum | cut -c1-16)
+stamp=$( { sha256sum "$0"; stat -c '%n %s %Y' /bin/busybox "$img" "$mods/modules.dep"; } |
+	sha256sum | cut -c1-16)
 if [[ -e $out/stamp && $(<"$out/stamp") == "$stamp" ]]; then
 	echo "$out/initramfs.cpio.gz"
-	[[ -e $out/vmlinux ]] && echo "$out/vmlinux" || echo "/boot/vmlinuz-$kver"
+	[[ -e $out/vmlinux ]] && echo "$out/vmlinux" || echo "$img"
 	exit 0
 fi
 mkdir -p "$out"
@@ -33,7 +38,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # --- vmlinux: find the xz/zstd stream in the bzImage (as scripts/extract-vmlinux).
 try_decompress() { # MAGIC FILLER DECOMPRESSOR
-	local pos img=/boot/vmlinuz-$kver
+	local pos
 	for pos in $(tr "$1\n$2" "\n$2=" <"$img" | grep -abo "^$2"); do
 		pos=${pos%%:*}
 		tail -c+"$pos" "$img" | $3 >"$tmp/vmlinux" 2>/dev/null || true
@@ -44,16 +49,21 @@ try_decompress() { # MAGIC FILLER DECOMPRESSOR
 	done
 	return 1
 }
-try_decompress '\3757zXZ\000' abcde unxz || try_decompress '(\265/\375' xxx unzstd ||
-	{ vm_log "could not extract vmlinux from /boot/vmlinuz-$kver; booting the bzImage"; rm -f "$out/vmlinux"; }
+if [[ -n $modroot ]]; then
+	rm -f "$out/vmlinux"
+else
+	try_decompress '\3757zXZ\000' abcde unxz || try_decompress '(\265/\375' xxx unzstd ||
+		{ vm_log "could not extract vmlinux from $img; booting the bzImage"; rm -f "$out/vmlinux"; }
+fi
 
 # --- initramfs tree
 root=$tmp/root
 mkdir -p "$root"/{bin,dev,proc,sys,mnt/lower,mnt/rw,newroot,lib/modules/"$kver"}
 cp /bin/busybox "$root/bin/busybox"
-cp /lib/modules/"$kver"/modules.{order,builtin,builtin.modinfo} "$root/lib/modules/$kver/" 2>/dev/null || true
-for m in $(modprobe -C /dev/null --show-depends -S "$kver" "${modules[@]}" -a | awk '$1 == "insmod" {print $2}' | sort -u); do
-	dst=$root/${m%.xz}; dst=${dst%.zst}
+cp "$mods"/modules.{order,builtin,builtin.modinfo} "$root/lib/modules/$kver/" 2>/dev/null || true
+for m in $(modprobe ${modroot:+-d "$modroot"} -C /dev/null --show-depends -S "$kver" "${modules[@]}" -a |
+	awk '$1 == "insmod" {print $2}' | sort -u); do
+	dst=$root/${m#"$modroot"}; dst=${dst%.xz}; dst=${dst%.zst}
 	mkdir -p "$(dirname "$dst")"
 	# busybox modprobe may not decompress: store modules plain.
 	case $m in
@@ -124,4 +134,4 @@ chmod +x "$root/init"
 mv "$tmp/initramfs.cpio.gz" "$out/initramfs.cpio.gz"
 echo "$stamp" >"$out/stamp"
 echo "$out/initramfs.cpio.gz"
-[[ -e $out/vmlinux ]] && echo "$out/vmlinux" || echo "/boot/vmlinuz-$kver"
+[[ -e $out/vmlinux ]] && echo "$out/vmlinux" || echo "$img"

@@ -13,6 +13,11 @@ host / visible read-only (writes land in a tmpfs overlay). Its stdout+stderr
 stream to our stdout. Exit: COMMAND's rc if non-zero, else 1 if the guest's
 dmesg shows a kernel problem, 124 on timeout, 125 if the guest died.
   --kver KVER        guest kernel (default: newest 6.1 with /boot/vmlinuz)
+  --kernel IMAGE     boot IMAGE (vmlinux or bzImage) as kernel KVER (needs --kver
+                     and --modules), not /boot/vmlinuz-KVER
+  --modules ROOT     the modules of --kernel are in ROOT/lib/modules/KVER (make
+                     modules_install INSTALL_MOD_PATH=ROOT); the guest sees them
+                     at /lib/modules/KVER
   --mem MB           guest RAM (default 1024)
   --smp N            guest CPUs (default 2)
   --timeout SEC      kill the guest and fail after SEC (default 600)
@@ -28,7 +33,7 @@ EOF
 	exit "$1"
 }
 
-kver='' mem=1024 smp=2 timeout=600 name=drack-vm log='' outdir='' share='' append='' extra=()
+kver='' kimg='' modroot='' mem=1024 smp=2 timeout=600 name=drack-vm log='' outdir='' share='' append='' extra=()
 while (($#)); do
 	case $1 in
 	--) shift; break ;;
@@ -37,6 +42,8 @@ while (($#)); do
 	(($# >= 2)) || usage 2
 	case $1 in
 	--kver) kver=$2 ;;
+	--kernel) kimg=$(realpath "$2") ;;
+	--modules) modroot=$(realpath "$2") ;;
 	--mem) mem=$2 ;;
 	--smp) smp=$2 ;;
 	--timeout) timeout=$2 ;;
@@ -55,13 +62,15 @@ VM_ME="run-guest[$name]"
 start=$SECONDS
 
 vm_need_pkgs qemu-system-x86
+[[ -z $kimg$modroot || ( -n $kimg && -n $modroot && -n $kver ) ]] ||
+	vm_die "--kernel and --modules go together, with --kver"
 if [[ -z $kver ]]; then
 	kver=$(vm_default_kver) || { vm_need_pkgs linux-image-amd64 && kver=$(vm_default_kver); } ||
 		vm_die "no 6.1 kernel found"
 fi
 mkdir -p "$VM_CACHE"
 # Concurrent runs share the cache: build it under a lock.
-art=$(flock "$VM_CACHE/.lock" "$VM_DIR/mkinitramfs.sh" "$kver" "$VM_CACHE")
+art=$(flock "$VM_CACHE/.lock" "$VM_DIR/mkinitramfs.sh" "$kver" "$VM_CACHE" ${kimg:+"$kimg" "$modroot"})
 initrd=${art%%$'\n'*} kernel=${art#*$'\n'}
 
 # KVM only where a guest really boots with it (not on nested set-ups like
@@ -75,7 +84,7 @@ if [[ -z $accel ]]; then
 		flock "$lk"
 		if [[ ! -s $probe ]]; then
 			vm_log "probing KVM (once)"
-			if DRACK_VM_ACCEL=kvm "$VM_DIR/run-guest.sh" --kver "$kver" --smp 1 --mem 256 --timeout 30 \
+			if DRACK_VM_ACCEL=kvm "$VM_DIR/run-guest.sh" --kver "$kver" ${kimg:+--kernel "$kimg" --modules "$modroot"} --smp 1 --mem 256 --timeout 30 \
 				--name kvm-probe --outdir "$VM_CACHE/kvm-probe" -- true >/dev/null 2>&1; then
 				echo kvm >"$probe"
 			else
@@ -105,7 +114,7 @@ printf '%s\n' "$*" >"$outdir/cmd.sh"
 # a virtio serial port (fast, no tty layer) that is our stdout, and to
 # /hostout/output; the kernel console is ttyS0 -> console.log.
 {
-	printf 'name=%q cwd=%q share=%q\n' "$name" "$PWD" "$share"
+	printf 'name=%q cwd=%q share=%q modroot=%q kver=%q\n' "$name" "$PWD" "$share" "$modroot" "$kver"
 	cat <<'EOF'
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
 export DRACK_VM=1 DRACK_VM_NAME=$name DRACK_VM_OUT=/hostout
@@ -121,6 +130,10 @@ for i in {1..100}; do
 done
 if [[ -n $share ]]; then
 	mkdir -p /hostshare && mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 hostshare /hostshare
+fi
+# --modules: the host's file system (so ROOT) is visible read only.
+if [[ -n $modroot ]]; then
+	mkdir -p "/lib/modules/$kver" && mount --bind "$modroot/lib/modules/$kver" "/lib/modules/$kver"
 fi
 cd "$cwd" 2>/dev/null || { echo "guest: $cwd is not visible in the guest" | tee /hostout/output >"$port"; exit 125; }
 set -o pipefail
