@@ -132,6 +132,7 @@ static void drack_ivshmem_attach(struct work_struct *work)
 		drack_poller_start(&ivs->poller);
 }
 
+#ifdef CONFIG_ZONE_DEVICE	/* memremap_pages() has no stub without it */
 /*
  * BAR2 with struct pages (MEMORY_DEVICE_GENERIC, as device DAX does): the
  * stack can hold pool pages in skbs, so frames are received by reference.
@@ -146,8 +147,7 @@ static void drack_ivshmem_map_pages(struct drack_ivshmem *ivs)
 	struct page **pages;
 	void *base;
 
-	if (!ivshmem_pages || !IS_ENABLED(CONFIG_ZONE_DEVICE) ||
-	    !IS_ALIGNED(start | ivs->size, SZ_2M))
+	if (!ivshmem_pages || !IS_ALIGNED(start | ivs->size, SZ_2M))
 		return;
 	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
@@ -225,6 +225,16 @@ out:
 	ivs->pool->pages = NULL;
 	kvfree(pages);
 }
+#else
+/* Without ZONE_DEVICE the pool has no struct pages: frames are copied. */
+static void drack_ivshmem_map_pages(struct drack_ivshmem *ivs)
+{
+}
+
+static void drack_ivshmem_unmap_pages(struct drack_ivshmem *ivs)
+{
+}
+#endif
 
 static int drack_ivshmem_probe(struct pci_dev *pdev,
 			       const struct pci_device_id *id)
