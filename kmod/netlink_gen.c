@@ -21,7 +21,7 @@
 #include <uapi/drack_pool.h>
 
 /* Global operation policy for drack */
-const struct nla_policy drack_nl_policy[DRACK_A_REFUSAL + 1] = {
+const struct nla_policy drack_nl_policy[DRACK_A_VNIC_MAC + 1] = {
 	[DRACK_A_POOL_ID] = { .type = NLA_U32, },
 	[DRACK_A_POOL_MAX_HOSTS] = NLA_POLICY_RANGE(NLA_U32, 2, DRACK_MAX_HOSTS),
 	[DRACK_A_HOST_ID] = NLA_POLICY_MAX(NLA_U32, 63),
@@ -33,6 +33,7 @@ const struct nla_policy drack_nl_policy[DRACK_A_REFUSAL + 1] = {
 	[DRACK_A_NIC_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
 	[DRACK_A_NIC_ASSIGN] = NLA_POLICY_MAX(NLA_U32, 1),
 	[DRACK_A_REFUSAL] = NLA_POLICY_RANGE(NLA_U32, 1, 2),
+	[DRACK_A_VNIC_MAC] = NLA_POLICY_EXACT_LEN(6),
 };
 
 /* Ops table for drack */

@@ -22,7 +22,7 @@
 #include <uapi/drack_pool.h>
 
 /* Global operation policy for drack */
-extern const struct nla_policy drack_nl_policy[DRACK_A_REFUSAL + 1];
+extern const struct nla_policy drack_nl_policy[DRACK_A_VNIC_MAC + 1];
 
 /* Ops table for drack */
 extern const struct genl_small_ops drack_nl_ops[18];

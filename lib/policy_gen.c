@@ -75,6 +75,11 @@ struct nla_policy dl_policy[DRACK_A_MAX + 1] = {
 	[DRACK_A_VNIC_FAILOVERS] = { .type = NLA_U32 },
 	[DRACK_A_PEER_STALLED] = { .type = NLA_U32 },
 	[DRACK_A_REFUSAL] = { .type = NLA_U32 },
+	[DRACK_A_VNIC_MAC] = { .minlen = 6 },
+	[DRACK_A_VNIC_DROPS_SPOOFED] = { .type = NLA_U32 },
+	[DRACK_A_VNIC_DROPS_OVERSIZE] = { .type = NLA_U32 },
+	[DRACK_A_VNIC_DROPS_LINK_LOCAL] = { .type = NLA_U32 },
+	[DRACK_A_VNIC_DROPS_FILTERED] = { .type = NLA_U32 },
 };
 
 /* The names of enum drack_stat, as the tools print them. */
