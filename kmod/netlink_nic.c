@@ -115,6 +115,7 @@ int drack_nl_nic_assign_doit(struct sk_buff *skb, struct genl_info *info)
 	struct drack_nic_entry *e;
 	struct drack_pool *pool;
 	u32 nic, host, on;
+	u8 mac[ETH_ALEN];
 	u64 assigned;
 	int err = 0;
 
@@ -150,8 +151,22 @@ int drack_nl_nic_assign_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOENT;
 		goto out;
 	}
+	/* The vNIC's MAC: the FM's, or the default; one of the host's. */
+	drack_vnic_mac(mac, pool->id, host, nic);
+	if (attrs[DRACK_A_VNIC_MAC])
+		memcpy(mac, nla_data(attrs[DRACK_A_VNIC_MAC]), ETH_ALEN);
+	if (on && !drack_vnic_mac_ok(mac, pool->id, host)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[DRACK_A_VNIC_MAC],
+				    "a vNIC MAC is 02:44:4e, the pool id, the host id, then any byte");
+		err = -EINVAL;
+		goto out;
+	}
 	e = drack_nic_entry(pool, nic);
 	mutex_lock(&pool->lock);
+	if (on) {
+		memcpy(drack_vq_ctl(pool, nic, host)->mac, mac, ETH_ALEN);
+		smp_wmb();	/* the MAC before the bit the host acts on */
+	}
 	assigned = le64_to_cpu(READ_ONCE(e->assigned));
 	if (on)
 		assigned |= BIT_ULL(host);
@@ -170,6 +185,7 @@ out:
 static int drack_nl_fill_nic_local(struct sk_buff *skb, struct net *net,
 				   struct drack_pool *pool, u32 nic)
 {
+	u32 drops[DRACK_VQ_DROP_NR];
 	struct drack_xnic *x;
 	struct drack_vnic *vn;
 	struct drack_dev *dd;
@@ -194,6 +210,19 @@ static int drack_nl_fill_nic_local(struct sk_buff *skb, struct net *net,
 		     nla_put_u32(skb, DRACK_A_VNIC_VIA, READ_ONCE(vn->via)) ||
 		     nla_put_u32(skb, DRACK_A_VNIC_FAILOVERS,
 				 READ_ONCE(vn->st.failovers))))
+			err = -EMSGSIZE;
+		if (err || !vn || !net_eq(dev_net(vn->ndev), net))
+			continue;
+		drack_vnic_drops(vn, drops);
+		if (nla_put(skb, DRACK_A_VNIC_MAC, ETH_ALEN, vn->ndev->dev_addr) ||
+		    nla_put_u32(skb, DRACK_A_VNIC_DROPS_SPOOFED,
+				drops[DRACK_VQ_DROP_SPOOFED]) ||
+		    nla_put_u32(skb, DRACK_A_VNIC_DROPS_OVERSIZE,
+				drops[DRACK_VQ_DROP_OVERSIZE]) ||
+		    nla_put_u32(skb, DRACK_A_VNIC_DROPS_LINK_LOCAL,
+				drops[DRACK_VQ_DROP_LINK_LOCAL]) ||
+		    nla_put_u32(skb, DRACK_A_VNIC_DROPS_FILTERED,
+				drops[DRACK_VQ_DROP_FILTERED]))
 			err = -EMSGSIZE;
 	}
 	rcu_read_unlock();

@@ -9,7 +9,9 @@
  * and leaving hosts are left as they are. This is done at every poll, on
  * NIC_NOTIFY events and on HOST_NOTIFY events, but only while the host
  * states are known (the last host dump succeeded): a host slot that
- * merely failed to be read must not lose its vNICs.
+ * merely failed to be read must not lose its vNICs. Each vNIC gets its
+ * MAC with the assignment, drack_vnic_mac(pool, host, NIC): the owner
+ * serves that one alone.
  *
  * Exports and state changes of NICs are logged; NICs of other kernels
  * send no event here, so the poll's NIC dump finds those. Every
@@ -159,10 +161,13 @@ static bool fmd_nic_assign(struct drack_nl *nl, struct fmd_pool *fp,
 {
 	struct fmd_nic_mem *m = &fp->nic.nic[id];
 	char errbuf[DRACK_ERRMSG_MAX];
+	uint8_t mac[6];
 	int err;
 
-	err = drack_nic_assign(nl, fp->id, id, host, on, errbuf,
-			       sizeof(errbuf));
+	/* The vNIC's MAC: stable for (pool, host, NIC), unique in the rack. */
+	drack_vnic_mac(mac, fp->id, host, id);
+	err = drack_nic_assign_mac(nl, fp->id, id, host, on, on ? mac : NULL,
+				   errbuf, sizeof(errbuf));
 	if (!err) {
 		m->error_logged = false;
 		return true;
