@@ -155,9 +155,9 @@ int drack_nl_nic_assign_doit(struct sk_buff *skb, struct genl_info *info)
 	drack_vnic_mac(mac, pool->id, host, nic);
 	if (attrs[DRACK_A_VNIC_MAC])
 		memcpy(mac, nla_data(attrs[DRACK_A_VNIC_MAC]), ETH_ALEN);
-	if (on && !drack_vnic_mac_ok(mac, pool->id, host)) {
+	if (on && !drack_vnic_mac_ok(mac, host)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, attrs[DRACK_A_VNIC_MAC],
-				    "a vNIC MAC is 02:44:4e, the pool id, the host id, then any byte");
+				    "a vNIC MAC is 02:44:4e, any byte, the host id, any byte");
 		err = -EINVAL;
 		goto out;
 	}

@@ -199,7 +199,7 @@ static inline void drack_vnic_assigned_mac(struct drack_pool *pool, u32 nic,
 					   u32 host, u8 *mac)
 {
 	memcpy(mac, drack_vq_ctl(pool, nic, host)->mac, ETH_ALEN);
-	if (!drack_vnic_mac_ok(mac, pool->id, host))
+	if (!drack_vnic_mac_ok(mac, host))
 		drack_vnic_mac(mac, pool->id, host, nic);
 }
 

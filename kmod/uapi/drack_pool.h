@@ -464,32 +464,31 @@ static inline void drack_host_mac(__u8 mac[6], __u32 pool_id, __u32 host)
 }
 
 /*
- * MAC address of host @host's vNIC of NIC @nic, as the fabric manager
- * assigns it by default: 02:44:4e ("DN", locally administered), pool,
- * host, NIC.
+ * MAC address of host @host's vNIC of NIC @nic in rack @rack, as the
+ * fabric manager assigns it: 02:44:4e ("DN", locally administered),
+ * rack (drack-fmd's vnic-mac-rack, by default the pool id), host, NIC.
  */
-static inline void drack_vnic_mac(__u8 mac[6], __u32 pool_id, __u32 host,
+static inline void drack_vnic_mac(__u8 mac[6], __u32 rack, __u32 host,
 				  __u32 nic)
 {
 	mac[0] = 0x02;
 	mac[1] = 0x44;
 	mac[2] = 0x4e;
-	mac[3] = (__u8)pool_id;
+	mac[3] = (__u8)rack;
 	mac[4] = (__u8)host;
 	mac[5] = (__u8)nic;
 }
 
 /*
- * Can @mac be a vNIC MAC of @host in pool @pool_id? The fabric manager
- * chooses the last byte; the rest names the pool and the host, so that
- * what a host writes into the pool (which nothing stops it from doing)
- * never takes another host's MAC, nor one outside the rack.
+ * Can @mac be a vNIC MAC of @host? The fabric manager chooses bytes 3
+ * and 5; byte 4 is the host, so that what a host writes into the pool
+ * (which nothing stops it from doing) never gives it the MAC of another
+ * host of the rack, nor one that is not a drack vNIC's.
  */
-static inline int drack_vnic_mac_ok(const __u8 mac[6], __u32 pool_id,
-				    __u32 host)
+static inline int drack_vnic_mac_ok(const __u8 mac[6], __u32 host)
 {
 	return mac[0] == 0x02 && mac[1] == 0x44 && mac[2] == 0x4e &&
-	       mac[3] == (__u8)pool_id && mac[4] == (__u8)host;
+	       mac[4] == (__u8)host;
 }
 
 #endif /* _UAPI_DRACK_POOL_H */
