@@ -237,6 +237,9 @@ struct drack_vnic *drack_vnic_create(struct drack_dev *dd, u32 id)
 	dev_net_set(ndev, dev_net(dd->ndev));
 	drack_vnic_assigned_mac(dd->pool, id, dd->host, mac);
 	eth_hw_addr_set(ndev, mac);
+	/* No group joined until it is up: none of a former vNIC's either. */
+	memset(drack_vq_ctl(dd->pool, id, dd->host)->mc_filter, 0,
+	       sizeof_field(struct drack_vq_ctl, mc_filter));
 	netif_carrier_off(ndev);
 	err = register_netdevice(ndev);
 	if (err) {
