@@ -13,14 +13,17 @@
 # whoever owns it. Then: iperf3 through the neighbour's NIC, MPTCP over
 # both vNICs uses both NICs, a NIC whose link goes down has its vNICs
 # moved to the other NIC while an iperf3 keeps running (and back), garbage
-# in a TX virt_queue is dropped and counted, unexport deletes the vNICs and
-# every Buffer comes home.
+# in a TX virt_queue is dropped and counted, the identity rules hold (the
+# FM's MAC on every vNIC, no other MAC taken; spoofed, link-local and
+# oversize frames dropped and counted per vNIC; multicast only for joined
+# groups; IPv6 ND), unexport deletes the vNICs and every Buffer comes home.
 #
 # What breaks it: vNICs never created (assignment not followed), frames of
 # a vNIC not accepted by the owner (MAC map), RX Buffers not posted or
 # completions mismatched (no ping), no failover (iperf3 dies), TX entries
-# trusted (a crash or a bogus frame on the wire), Buffers lent to an owner
-# never taken back.
+# trusted (a crash or a bogus frame on the wire), a host's MAC choice or
+# frames served, multicast to every vNIC, Buffers lent to an owner never
+# taken back.
 . "$(dirname "$0")/lib.sh"
 
 . "$(dirname "$0")/nic-lab.bash"
