@@ -186,6 +186,7 @@ static int drack_nl_fill_nic_local(struct sk_buff *skb, struct net *net,
 				   struct drack_pool *pool, u32 nic)
 {
 	u32 drops[DRACK_VQ_DROP_NR];
+	u8 mac[ETH_ALEN];
 	struct drack_xnic *x;
 	struct drack_vnic *vn;
 	struct drack_dev *dd;
@@ -213,8 +214,10 @@ static int drack_nl_fill_nic_local(struct sk_buff *skb, struct net *net,
 			err = -EMSGSIZE;
 		if (err || !vn || !net_eq(dev_net(vn->ndev), net))
 			continue;
+		/* What the FM assigned, as owners serve it. */
+		drack_vnic_assigned_mac(pool, nic, h, mac);
 		drack_vnic_drops(vn, drops);
-		if (nla_put(skb, DRACK_A_VNIC_MAC, ETH_ALEN, vn->ndev->dev_addr) ||
+		if (nla_put(skb, DRACK_A_VNIC_MAC, ETH_ALEN, mac) ||
 		    nla_put_u32(skb, DRACK_A_VNIC_DROPS_SPOOFED,
 				drops[DRACK_VQ_DROP_SPOOFED]) ||
 		    nla_put_u32(skb, DRACK_A_VNIC_DROPS_OVERSIZE,
