@@ -42,12 +42,17 @@ const struct nla_policy drack_section_req_nl_policy[DRACK_A_SECTION_CLASS + 1] =
 	[DRACK_A_SECTION_CLASS] = NLA_POLICY_MAX(NLA_U32, 1),
 };
 
+const struct nla_policy drack_vnic_req_nl_policy[DRACK_A_VNIC_MAC + 1] = {
+	[DRACK_A_VNIC_MAC] = NLA_POLICY_EXACT_LEN(6),
+};
+
 /* Global operation policy for drack */
 const struct nla_policy drack_nl_policy[DRACK_A_REFUSAL + 1] = {
 	[DRACK_A_POOL] = NLA_POLICY_NESTED(drack_pool_req_nl_policy),
 	[DRACK_A_HOST] = NLA_POLICY_NESTED(drack_host_req_nl_policy),
 	[DRACK_A_SECTION] = NLA_POLICY_NESTED(drack_section_req_nl_policy),
 	[DRACK_A_NIC] = NLA_POLICY_NESTED(drack_nic_req_nl_policy),
+	[DRACK_A_VNIC] = NLA_POLICY_NESTED(drack_vnic_req_nl_policy),
 	[DRACK_A_ASSIGN] = NLA_POLICY_MAX(NLA_U32, 1),
 	[DRACK_A_REFUSAL] = NLA_POLICY_RANGE(NLA_U32, 1, 2),
 };

@@ -26,6 +26,7 @@ extern const struct nla_policy drack_host_req_nl_policy[DRACK_A_HOST_IFINDEX + 1
 extern const struct nla_policy drack_nic_req_nl_policy[DRACK_A_NIC_IFINDEX + 1];
 extern const struct nla_policy drack_pool_req_nl_policy[DRACK_A_POOL_REGIONS + 1];
 extern const struct nla_policy drack_section_req_nl_policy[DRACK_A_SECTION_CLASS + 1];
+extern const struct nla_policy drack_vnic_req_nl_policy[DRACK_A_VNIC_MAC + 1];
 
 /* Global operation policy for drack */
 extern const struct nla_policy drack_nl_policy[DRACK_A_REFUSAL + 1];

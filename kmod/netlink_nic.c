@@ -118,10 +118,11 @@ out:
 
 int drack_nl_nic_assign_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	const struct nlattr *na, *ha;
+	const struct nlattr *na, *ha, *ma;
 	struct drack_nic_entry *e;
 	struct drack_pool *pool;
 	u32 nic, host, on;
+	u8 mac[ETH_ALEN];
 	u64 assigned;
 	int err = 0;
 
@@ -163,8 +164,23 @@ int drack_nl_nic_assign_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOENT;
 		goto out;
 	}
+	/* The vNIC's MAC: the FM's, or the default; one of the host's. */
+	drack_vnic_mac(mac, pool->id, host, nic);
+	ma = DRACK_NL_ATTR(info, DRACK_A_VNIC, DRACK_A_VNIC_MAC);
+	if (ma)
+		memcpy(mac, nla_data(ma), ETH_ALEN);
+	if (on && !drack_vnic_mac_ok(mac, host)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, ma,
+				    "a vNIC MAC is 02:44:4e, any byte, the host id, any byte");
+		err = -EINVAL;
+		goto out;
+	}
 	e = drack_nic_entry(pool, nic);
 	mutex_lock(&pool->lock);
+	if (on) {
+		memcpy(drack_vq_ctl(pool, nic, host)->mac, mac, ETH_ALEN);
+		smp_wmb();	/* the MAC before the bit the host acts on */
+	}
 	assigned = le64_to_cpu(READ_ONCE(e->assigned));
 	if (on)
 		assigned |= BIT_ULL(host);
@@ -207,6 +223,8 @@ static int drack_nl_fill_nic_local(struct sk_buff *skb, struct net *net,
 static int drack_nl_fill_vnic(struct sk_buff *skb, struct net *net,
 			      struct drack_pool *pool, u32 nic)
 {
+	u32 drops[DRACK_VQ_DROP_NR];
+	u8 mac[ETH_ALEN];
 	struct drack_vnic *vn;
 	struct drack_dev *dd;
 	struct nlattr *nest;
@@ -230,7 +248,22 @@ static int drack_nl_fill_vnic(struct sk_buff *skb, struct net *net,
 		    nla_put_u32(skb, DRACK_A_VNIC_FAILOVERS,
 				READ_ONCE(vn->st.failovers)))
 			err = -EMSGSIZE;
-		else
+		if (!err) {
+			/* What the FM assigned, as owners serve it. */
+			drack_vnic_assigned_mac(pool, nic, h, mac);
+			drack_vnic_drops(vn, drops);
+			if (nla_put(skb, DRACK_A_VNIC_MAC, ETH_ALEN, mac) ||
+			    nla_put_u32(skb, DRACK_A_VNIC_DROPS_SPOOFED,
+					drops[DRACK_VQ_DROP_SPOOFED]) ||
+			    nla_put_u32(skb, DRACK_A_VNIC_DROPS_OVERSIZE,
+					drops[DRACK_VQ_DROP_OVERSIZE]) ||
+			    nla_put_u32(skb, DRACK_A_VNIC_DROPS_LINK_LOCAL,
+					drops[DRACK_VQ_DROP_LINK_LOCAL]) ||
+			    nla_put_u32(skb, DRACK_A_VNIC_DROPS_FILTERED,
+					drops[DRACK_VQ_DROP_FILTERED]))
+				err = -EMSGSIZE;
+		}
+		if (!err)
 			nla_nest_end(skb, nest);
 	}
 	rcu_read_unlock();

@@ -229,8 +229,10 @@ static void drack_nic_reconcile(struct drack_dev *dd)
 		moved = vn && !net_eq(dev_net(vn->ndev), dev_net(dd->ndev));
 		/* A vNIC outlives failures of its NIC; not an unexport. */
 		if (vn && !moved &&
-		    (!nh->dying && state != DRACK_NIC_FREE && assigned))
+		    (!nh->dying && state != DRACK_NIC_FREE && assigned)) {
+			drack_vnic_sync_mac(vn);
 			continue;
+		}
 		if (vn)
 			drack_vnic_destroy(vn, &kill);
 		if ((!vn || moved) && active && assigned &&
@@ -398,6 +400,13 @@ static int drack_nic_netdev_event(struct notifier_block *nb,
 			drack_nic_changed(dd);
 		}
 		return NOTIFY_DONE;
+	}
+	if (event == NETDEV_PRE_CHANGEADDR && drack_is_vnic(dev)) {
+		struct netdev_notifier_pre_changeaddr_info *ci = ptr;
+
+		return notifier_from_errno(drack_vnic_pre_changeaddr(dev,
+				ci->dev_addr,
+				netdev_notifier_info_to_extack(&ci->info)));
 	}
 	x = drack_xnic_of(dev);
 	if (!x)

@@ -22,11 +22,16 @@
 
 struct drack_dev;
 
-/* A vNIC MAC the owner accepts: which host gets frames sent to it. */
+/*
+ * A vNIC the owner serves: the MAC the fabric manager gave it (frames to
+ * it go to @host, frames from @host must come from it) and the multicast
+ * groups it subscribed to (bit drack_mc_hash()).
+ */
 struct drack_xnic_mac {
 	u8 mac[ETH_ALEN];
 	u8 host;
 	u8 vnic;
+	u64 mc_filter[2];
 };
 
 /* Owner-side counters (per CPU: the rx handler and the TX NAPI). */
@@ -41,6 +46,8 @@ enum drack_xnic_stat {
 	DRACK_XS_RX_TOO_BIG,
 	DRACK_XS_TX_LINK_LOCAL,		/* pause, STP, LLDP... not for vNICs */
 	DRACK_XS_MAC_REFUSED,		/* vNIC MAC claims not served */
+	DRACK_XS_TX_OVERSIZE,		/* longer than the NIC's MTU */
+	DRACK_XS_RX_FILTERED,		/* multicast copies nobody wanted */
 	DRACK_XS_NR,
 };
 
@@ -72,6 +79,8 @@ struct drack_xnic {
 	struct drack_xnic_mac map[DRACK_MAX_HOSTS * DRACK_MAX_NICS];
 	u32 nmap;
 	u32 refused_claims;		/* MACs not served at the last refresh */
+	/* Per host: frames dropped, enum drack_vq_drop, published with ticks */
+	u32 drops[DRACK_MAX_HOSTS][DRACK_VQ_DROP_NR];
 
 	struct drack_counters st;		/* enum drack_xnic_stat */
 };
@@ -85,6 +94,7 @@ enum drack_nic_port_stat {
 	DRACK_PS_RX_BAD,		/* completions failing validation */
 	DRACK_PS_RX_ALLOC_FAIL,
 	DRACK_PS_RX_NO_VNIC,		/* for no vNIC of ours */
+	DRACK_PS_RX_FILTERED,		/* multicast no vNIC subscribed to */
 	DRACK_PS_NR,
 };
 
@@ -180,6 +190,19 @@ static inline struct drack_vq_ctl *drack_vq_ctl(struct drack_pool *pool,
 	return drack_pool_ptr(pool, drack_vq_off(&pool->geo, nic, host));
 }
 
+/*
+ * The MAC of @host's vNIC @nic: the one the fabric manager wrote, if it
+ * is one of @host's (drack_vnic_mac_ok()), else the default. Owner and
+ * host compute it alike; nothing a host writes can make it another's.
+ */
+static inline void drack_vnic_assigned_mac(struct drack_pool *pool, u32 nic,
+					   u32 host, u8 *mac)
+{
+	memcpy(mac, drack_vq_ctl(pool, nic, host)->mac, ETH_ALEN);
+	if (!drack_vnic_mac_ok(mac, host))
+		drack_vnic_mac(mac, pool->id, host, nic);
+}
+
 /* nic.c: per-device setup, the reconcile work, the tick, notifiers */
 void drack_nic_dev_init(struct drack_dev *dd);
 /* Leaving, not under RTNL: free every detached port, waiting for owners. */
@@ -197,7 +220,7 @@ bool drack_nic_usable(struct drack_dev *dd, u32 nic);
 /* A Buffer of @host per the Section table: its class, or -1. */
 int drack_nic_buf_class(struct drack_pool *pool, u32 host, u64 off);
 
-/* xnic.c: the owner side */
+/* xnic.c, xnic_filter.c: the owner side */
 int drack_xnic_export(struct drack_dev *dd, struct net_device *lower,
 		      struct netlink_ext_ack *extack);
 void drack_xnic_unexport(struct drack_xnic *x);
@@ -205,6 +228,13 @@ void drack_xnic_tick(struct drack_xnic *x);
 void drack_xnic_link_changed(struct drack_xnic *x);
 struct drack_xnic *drack_xnic_of(const struct net_device *lower);
 bool drack_xnic_pending(struct drack_xnic *x);
+/* xnic_filter.c: which vNICs the owner serves, what they may send */
+void drack_xnic_refresh_map(struct drack_xnic *x);
+const struct drack_xnic_mac *drack_xnic_lookup(struct drack_xnic *x,
+					       const u8 *mac);
+u64 drack_xnic_mc_hosts(struct drack_xnic *x, const u8 *dest);
+bool drack_xnic_tx_allowed(struct drack_xnic *x, u32 h, struct sk_buff *skb);
+void drack_xnic_publish_drops(struct drack_xnic *x);
 
 /* vport.c: the host side of a virt_queue pair */
 struct drack_nic_port *drack_nic_port_attach(struct drack_dev *dd, u32 nic);
@@ -228,5 +258,11 @@ void drack_vnic_rx(struct drack_vnic *vn, struct napi_struct *napi,
 		   struct sk_buff *skb);
 extern const struct ethtool_ops drack_vnic_ethtool_ops;
 bool drack_is_vnic(const struct net_device *ndev);
+/* A MAC change the fabric manager did not make is refused (notifier). */
+int drack_vnic_pre_changeaddr(struct net_device *ndev, const u8 *addr,
+			      struct netlink_ext_ack *extack);
+void drack_vnic_sync_mac(struct drack_vnic *vn);
+/* What the owner carrying @vn dropped of our frames (enum drack_vq_drop). */
+void drack_vnic_drops(struct drack_vnic *vn, u32 *drops);
 
 #endif /* _DRACK_NIC_H */

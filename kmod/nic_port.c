@@ -124,6 +124,29 @@ out:
 	return err;
 }
 
+/*
+ * Does @vn take multicast frame @dest: broadcast, a group it joined, or
+ * it is allmulti (or promiscuous)? Exact, where the owner's filter hashes.
+ */
+static bool drack_nic_port_mc_wanted(struct drack_vnic *vn, const u8 *dest)
+{
+	struct net_device *ndev = vn->ndev;
+	struct netdev_hw_addr *ha;
+	bool found = false;
+
+	if (is_broadcast_ether_addr(dest) ||
+	    (READ_ONCE(ndev->flags) & (IFF_ALLMULTI | IFF_PROMISC)))
+		return true;
+	netif_addr_lock_bh(ndev);
+	netdev_for_each_mc_addr(ha, ndev)
+		if (ether_addr_equal(ha->addr, dest)) {
+			found = true;
+			break;
+		}
+	netif_addr_unlock_bh(ndev);
+	return found;
+}
+
 /* Hand a received frame to the vNICs it is for (RCU, NAPI context). */
 static void drack_nic_port_demux(struct drack_nic_port *vp, struct sk_buff *skb)
 {
@@ -131,6 +154,7 @@ static void drack_nic_port_demux(struct drack_nic_port *vp, struct sk_buff *skb)
 	const u8 *dest = skb->data;
 	struct drack_vnic *vn, *last = NULL;
 	struct sk_buff *copy;
+	bool mc_seen = false;
 	u32 v;
 
 	for (v = 0; v < DRACK_MAX_NICS; v++) {
@@ -143,6 +167,9 @@ static void drack_nic_port_demux(struct drack_nic_port *vp, struct sk_buff *skb)
 			drack_vnic_rx(vn, &vp->napi, skb);
 			return;
 		}
+		mc_seen = true;
+		if (!drack_nic_port_mc_wanted(vn, dest))
+			continue;
 		if (last) {
 			copy = skb_clone(skb, GFP_ATOMIC);
 			if (copy)
@@ -154,7 +181,8 @@ static void drack_nic_port_demux(struct drack_nic_port *vp, struct sk_buff *skb)
 		drack_vnic_rx(last, &vp->napi, skb);
 		return;
 	}
-	drack_counter_inc(&vp->st, DRACK_PS_RX_NO_VNIC);
+	drack_counter_inc(&vp->st, mc_seen ? DRACK_PS_RX_FILTERED :
+					     DRACK_PS_RX_NO_VNIC);
 	kfree_skb(skb);
 }
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * vNIC netdevs: "<rackdev>v<N>", one per pooled NIC N in every host the
- * fabric manager assigned. A vNIC keeps its MAC and addresses for life;
- * which virt_queue pair carries it (its own NIC's, or another's after a
- * failover) is the reconcile work's choice (nic.c).
+ * fabric manager assigned. A vNIC keeps its MAC (the one the fabric
+ * manager gave it, not a host's choice) and addresses for life; which
+ * virt_queue pair carries it (its own NIC's, or another's after a
+ * failover) is the reconcile work's choice (nic.c). Its multicast groups
+ * go into the pool for the owners to filter with.
  */
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
@@ -75,26 +77,96 @@ static void drack_vnic_get_stats64(struct net_device *ndev,
 	} while (u64_stats_fetch_retry(&vn->syncp, start));
 }
 
-/* Publish the MAC where every owner looks it up: our block of NIC id. */
-static void drack_vnic_publish_mac(struct drack_vnic *vn)
+/*
+ * The owners serve the MAC the fabric manager assigned and nothing else:
+ * another one would only get the vNIC's frames dropped, so it is refused
+ * (the notifier gives the reason, drack_vnic_pre_changeaddr()).
+ */
+static bool drack_vnic_mac_is_assigned(struct drack_vnic *vn, const u8 *addr)
 {
-	struct drack_dev *dd = vn->dd;
+	u8 mac[ETH_ALEN];
 
-	if (drack_dev_active(dd))
-		memcpy(drack_vq_ctl(dd->pool, vn->id, dd->host)->mac,
-		       vn->ndev->dev_addr, ETH_ALEN);
+	drack_vnic_assigned_mac(vn->dd->pool, vn->id, vn->dd->host, mac);
+	return ether_addr_equal(mac, addr);
+}
+
+int drack_vnic_pre_changeaddr(struct net_device *ndev, const u8 *addr,
+			      struct netlink_ext_ack *extack)
+{
+	if (drack_vnic_mac_is_assigned(netdev_priv(ndev), addr))
+		return 0;
+	NL_SET_ERR_MSG(extack, "a vNIC has the MAC address the fabric manager assigned to it");
+	return -EPERM;
 }
 
 static int drack_vnic_set_mac(struct net_device *ndev, void *p)
 {
-	struct drack_vnic *vn = netdev_priv(ndev);
-	int err = eth_mac_addr(ndev, p);
+	struct sockaddr *sa = p;
 
-	if (err)
-		return err;
-	drack_vnic_publish_mac(vn);
-	drack_nic_changed(vn->dd);	/* owners refresh their maps */
-	return 0;
+	if (!drack_vnic_mac_is_assigned(netdev_priv(ndev), sa->sa_data))
+		return -EPERM;
+	return eth_mac_addr(ndev, p);
+}
+
+/* The fabric manager assigned another MAC: take it (RTNL). */
+void drack_vnic_sync_mac(struct drack_vnic *vn)
+{
+	u8 mac[ETH_ALEN];
+
+	ASSERT_RTNL();
+	drack_vnic_assigned_mac(vn->dd->pool, vn->id, vn->dd->host, mac);
+	if (ether_addr_equal(mac, vn->ndev->dev_addr))
+		return;
+	netdev_info(vn->ndev, "the fabric manager assigned MAC %pM\n", mac);
+	eth_hw_addr_set(vn->ndev, mac);
+	call_netdevice_notifiers(NETDEV_CHANGEADDR, vn->ndev);
+}
+
+/*
+ * Publish the multicast groups for the owners (addr lock held): all ones
+ * for allmulti. Promiscuous means allmulti too; never the unicast of
+ * other vNICs, which the owner delivers to them alone.
+ */
+static void drack_vnic_set_rx_mode(struct net_device *ndev)
+{
+	struct drack_vnic *vn = netdev_priv(ndev);
+	struct drack_dev *dd = vn->dd;
+	struct netdev_hw_addr *ha;
+	struct drack_nic_port *vp;
+	struct drack_vq_ctl *ctl;
+	u64 f[2] = { 0, 0 };
+	u32 bit;
+
+	if (!drack_dev_active(dd))
+		return;
+	if (ndev->flags & (IFF_ALLMULTI | IFF_PROMISC)) {
+		f[0] = f[1] = U64_MAX;
+	} else {
+		netdev_for_each_mc_addr(ha, ndev) {
+			bit = drack_mc_hash(ha->addr);
+			f[bit / 64] |= BIT_ULL(bit % 64);
+		}
+	}
+	ctl = drack_vq_ctl(dd->pool, vn->id, dd->host);
+	WRITE_ONCE(ctl->mc_filter[0], cpu_to_le64(f[0]));
+	WRITE_ONCE(ctl->mc_filter[1], cpu_to_le64(f[1]));
+	rcu_read_lock();
+	vp = rcu_dereference(vn->vp);
+	if (vp)
+		drack_pool_kick(dd->pool, vp->owner);	/* refresh its map */
+	rcu_read_unlock();
+}
+
+void drack_vnic_drops(struct drack_vnic *vn, u32 *drops)
+{
+	struct drack_dev *dd = vn->dd;
+	int via = READ_ONCE(vn->via);
+	struct drack_vq_ctl *ctl;
+	u32 i;
+
+	ctl = drack_vq_ctl(dd->pool, via >= 0 ? via : vn->id, dd->host);
+	for (i = 0; i < DRACK_VQ_DROP_NR; i++)
+		drops[i] = le32_to_cpu(READ_ONCE(ctl->drops[i]));
 }
 
 static int drack_vnic_open(struct net_device *ndev)
@@ -115,6 +187,7 @@ static const struct net_device_ops drack_vnic_ops = {
 	.ndo_start_xmit = drack_vnic_xmit,
 	.ndo_get_stats64 = drack_vnic_get_stats64,
 	.ndo_set_mac_address = drack_vnic_set_mac,
+	.ndo_set_rx_mode = drack_vnic_set_rx_mode,
 	.ndo_validate_addr = eth_validate_addr,
 };
 
@@ -144,6 +217,7 @@ struct drack_vnic *drack_vnic_create(struct drack_dev *dd, u32 id)
 	char name[IFNAMSIZ];
 	struct net_device *ndev;
 	struct drack_vnic *vn;
+	u8 mac[ETH_ALEN];
 	int err;
 
 	ASSERT_RTNL();
@@ -161,7 +235,11 @@ struct drack_vnic *drack_vnic_create(struct drack_dev *dd, u32 id)
 	vn->via = -1;
 	u64_stats_init(&vn->syncp);
 	dev_net_set(ndev, dev_net(dd->ndev));
-	eth_hw_addr_random(ndev);
+	drack_vnic_assigned_mac(dd->pool, id, dd->host, mac);
+	eth_hw_addr_set(ndev, mac);
+	/* No group joined until it is up: none of a former vNIC's either. */
+	memset(drack_vq_ctl(dd->pool, id, dd->host)->mc_filter, 0,
+	       sizeof_field(struct drack_vq_ctl, mc_filter));
 	netif_carrier_off(ndev);
 	err = register_netdevice(ndev);
 	if (err) {
@@ -170,9 +248,9 @@ struct drack_vnic *drack_vnic_create(struct drack_dev *dd, u32 id)
 		free_netdev(ndev);
 		return NULL;
 	}
-	drack_vnic_publish_mac(vn);
 	rcu_assign_pointer(dd->nic.vnic[id], vn);
-	netdev_info(ndev, "vNIC of NIC %u of pool %u\n", id, dd->pool->id);
+	netdev_info(ndev, "vNIC of NIC %u of pool %u, MAC %pM\n", id,
+		    dd->pool->id, mac);
 	return vn;
 }
 
@@ -225,7 +303,9 @@ void drack_vnic_route(struct drack_vnic *vn, struct drack_nic_port *vp)
 static const char drack_vnic_stat_names[][ETH_GSTRING_LEN] = {
 	"via_nic", "failovers", "tx_dropped",
 	"port_tx_packets", "port_tx_full", "port_rx_packets",
-	"port_rx_bad", "port_rx_no_vnic",
+	"port_rx_bad", "port_rx_no_vnic", "port_rx_filtered",
+	/* What the owner carrying the vNIC dropped (enum drack_vq_drop) */
+	"drop_spoofed", "drop_oversize", "drop_link_local", "drop_filtered",
 };
 
 static void drack_vnic_get_drvinfo(struct net_device *ndev,
@@ -255,6 +335,7 @@ static void drack_vnic_get_stats(struct net_device *ndev,
 	struct drack_vnic *vn = netdev_priv(ndev);
 	struct drack_nic_port *vp;
 	u64 v[DRACK_PS_NR];
+	u32 drops[DRACK_VQ_DROP_NR], i;
 
 	memset(data, 0, sizeof(u64) * ARRAY_SIZE(drack_vnic_stat_names));
 	data[0] = (u64)(s64)READ_ONCE(vn->via);
@@ -269,8 +350,12 @@ static void drack_vnic_get_stats(struct net_device *ndev,
 		data[5] = v[DRACK_PS_RX_PACKETS];
 		data[6] = v[DRACK_PS_RX_BAD];
 		data[7] = v[DRACK_PS_RX_NO_VNIC];
+		data[8] = v[DRACK_PS_RX_FILTERED];
 	}
 	rcu_read_unlock();
+	drack_vnic_drops(vn, drops);
+	for (i = 0; i < DRACK_VQ_DROP_NR; i++)
+		data[9 + i] = drops[i];
 }
 
 const struct ethtool_ops drack_vnic_ethtool_ops = {

@@ -47,40 +47,6 @@ static void drack_xnic_let_go(struct drack_xnic *x, u32 h)
 }
 
 /*
- * A vNIC MAC is the host's claim: the NIC's own MAC, or one that two
- * vNICs claim, would take someone else's traffic, so neither is served
- * (their frames count as spoofed, none are delivered to them).
- */
-static void drack_xnic_refuse_claims(struct drack_xnic *x)
-{
-	DECLARE_BITMAP(refused, DRACK_MAX_HOSTS * DRACK_MAX_NICS);
-	u32 i, j, n = 0, nref;
-
-	bitmap_zero(refused, DRACK_MAX_HOSTS * DRACK_MAX_NICS);
-	for (i = 0; i < x->nmap; i++) {
-		if (ether_addr_equal(x->map[i].mac, x->lower->dev_addr))
-			__set_bit(i, refused);
-		for (j = i + 1; j < x->nmap; j++)
-			if (ether_addr_equal(x->map[i].mac, x->map[j].mac)) {
-				__set_bit(i, refused);
-				__set_bit(j, refused);
-			}
-	}
-	nref = bitmap_weight(refused, x->nmap);
-	/* Counted once per claim, not at every refresh. */
-	if (nref > x->refused_claims)
-		drack_counter_add(&x->st, DRACK_XS_MAC_REFUSED,
-				  nref - x->refused_claims);
-	x->refused_claims = nref;
-	if (!nref)
-		return;
-	for (i = 0; i < x->nmap; i++)
-		if (!test_bit(i, refused))
-			x->map[n++] = x->map[i];
-	x->nmap = n;
-}
-
-/*
  * Follow the hosts' control lines: who is attached, which of their vNICs
  * this NIC serves and with which MACs. Called from the NAPI (rx_lock held),
  * the only place that changes @serving and the MAC map.
@@ -90,8 +56,7 @@ static void drack_xnic_refresh(struct drack_xnic *x)
 	struct drack_pool *pool = x->dd->pool;
 	u32 nhosts = pool->geo.max_hosts;
 	u64 nics_mask = BIT_ULL(pool->geo.max_nics) - 1;
-	struct drack_xnic_mac *m;
-	u32 h, v, state;
+	u32 h, state;
 	u64 vn;
 
 	for (h = 0; h < nhosts; h++) {
@@ -119,31 +84,7 @@ static void drack_xnic_refresh(struct drack_xnic *x)
 		x->hosts[h].vnics = vn;
 	}
 
-	x->nmap = 0;
-	for (h = 0; h < nhosts; h++) {
-		for (vn = x->hosts[h].vnics; vn; vn &= vn - 1) {
-			v = __ffs64(vn);
-			m = &x->map[x->nmap];
-			memcpy(m->mac, drack_vq_ctl(pool, v, h)->mac, ETH_ALEN);
-			if (!is_valid_ether_addr(m->mac))
-				continue;
-			m->host = h;
-			m->vnic = v;
-			x->nmap++;
-		}
-	}
-	drack_xnic_refuse_claims(x);
-}
-
-static const struct drack_xnic_mac *drack_xnic_lookup(struct drack_xnic *x,
-						      const u8 *mac)
-{
-	u32 i;
-
-	for (i = 0; i < x->nmap; i++)
-		if (ether_addr_equal(x->map[i].mac, mac))
-			return &x->map[i];
-	return NULL;
+	drack_xnic_refresh_map(x);
 }
 
 /* Copy a received frame into the next Buffer @h posted (rx_lock held). */
@@ -218,18 +159,16 @@ static rx_handler_result_t drack_xnic_rx_handler(struct sk_buff **pskb)
 	struct drack_xnic *x = rcu_dereference(skb->dev->rx_handler_data);
 	const u8 *dest = eth_hdr(skb)->h_dest;
 	const struct drack_xnic_mac *m;
-	u64 hosts = 0;
-	u32 i;
+	u64 hosts;
 
 	if (skb->pkt_type == PACKET_LOOPBACK || !drack_dev_active(x->dd))
 		return RX_HANDLER_PASS;
 
 	spin_lock(&x->rx_lock);
 	if (is_multicast_ether_addr(dest)) {
-		/* One copy per host; it hands it to each of its vNICs here. */
-		for (i = 0; i < x->nmap; i++)
-			hosts |= BIT_ULL(x->map[i].host);
-		for (; hosts; hosts &= hosts - 1)
+		/* One copy per host; it hands it to its vNICs that joined. */
+		for (hosts = drack_xnic_mc_hosts(x, dest); hosts;
+		     hosts &= hosts - 1)
 			drack_xnic_deliver(x, __ffs64(hosts), skb);
 		spin_unlock(&x->rx_lock);
 		return RX_HANDLER_PASS;
@@ -242,14 +181,6 @@ static rx_handler_result_t drack_xnic_rx_handler(struct sk_buff **pskb)
 		return RX_HANDLER_PASS;
 	consume_skb(skb);
 	return RX_HANDLER_CONSUMED;
-}
-
-/* Is @src the MAC of one of @h's vNICs that this NIC serves? */
-static bool drack_xnic_src_ok(struct drack_xnic *x, u32 h, const u8 *src)
-{
-	const struct drack_xnic_mac *m = drack_xnic_lookup(x, src);
-
-	return m && m->host == h;
 }
 
 static void drack_xnic_tx_one(struct drack_xnic *x, u32 h,
@@ -274,26 +205,17 @@ static void drack_xnic_tx_one(struct drack_xnic *x, u32 h,
 		drack_counter_inc(&x->st, DRACK_XS_TX_DROPPED);
 		return;
 	}
-	/* The copy, not the pool: the host may rewrite its Buffer meanwhile. */
-	if (!drack_xnic_src_ok(x, h, skb->data + ETH_ALEN)) {
-		drack_counter_inc(&x->st, DRACK_XS_TX_SPOOFED);
-		kfree_skb(skb);
-		return;
-	}
-	/* Link-level control (pause, STP, LLDP) is the owner's, not a tenant's. */
-	if (!READ_ONCE(drack_nic_allow_link_local) &&
-	    (is_link_local_ether_addr(skb->data) ||
-	     ((struct ethhdr *)skb->data)->h_proto == htons(ETH_P_PAUSE))) {
-		drack_counter_inc(&x->st, DRACK_XS_TX_LINK_LOCAL);
-		kfree_skb(skb);
-		return;
-	}
 	skb->dev = x->lower;
 	skb_reset_mac_header(skb);
 	skb_set_network_header(skb, ETH_HLEN);
 	skb->protocol = eth_hdr(skb)->h_proto;
 	if (virtio_net_hdr_to_skb(skb, &ref->vnet, true)) {
 		drack_counter_inc(&x->st, DRACK_XS_TX_BAD);
+		kfree_skb(skb);
+		return;
+	}
+	/* Identity and size, on the copy: the Buffer may change meanwhile. */
+	if (!drack_xnic_tx_allowed(x, h, skb)) {
 		kfree_skb(skb);
 		return;
 	}
@@ -410,7 +332,9 @@ void drack_xnic_tick(struct drack_xnic *x)
 		   cpu_to_le64(v[DRACK_XS_RX_NO_BUFFER] +
 			       v[DRACK_XS_TX_DROPPED] + v[DRACK_XS_TX_BAD] +
 			       v[DRACK_XS_RX_BAD_POST] + v[DRACK_XS_TX_SPOOFED] +
-			       v[DRACK_XS_TX_LINK_LOCAL]));
+			       v[DRACK_XS_TX_LINK_LOCAL] +
+			       v[DRACK_XS_TX_OVERSIZE]));
+	drack_xnic_publish_drops(x);
 	/* Attaches, detaches and MAC changes noticed even if nobody rings. */
 	napi_schedule(&x->napi);
 }

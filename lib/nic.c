@@ -48,6 +48,17 @@ static int dl_nic_parse(struct nlmsghdr *nlh, void *arg)
 		n.vnic_host = dl_u32(vt, DRACK_A_VNIC_HOST);
 	n.vnic_via = dl_u32(vt, DRACK_A_VNIC_VIA);
 	n.vnic_failovers = dl_u32(vt, DRACK_A_VNIC_FAILOVERS);
+	if (vt[DRACK_A_VNIC_MAC])
+		memcpy(n.vnic_mac, nla_data(vt[DRACK_A_VNIC_MAC]),
+		       sizeof(n.vnic_mac));
+	n.vnic_drops[DRACK_VQ_DROP_SPOOFED] =
+		dl_u32(vt, DRACK_A_VNIC_DROPS_SPOOFED);
+	n.vnic_drops[DRACK_VQ_DROP_OVERSIZE] =
+		dl_u32(vt, DRACK_A_VNIC_DROPS_OVERSIZE);
+	n.vnic_drops[DRACK_VQ_DROP_LINK_LOCAL] =
+		dl_u32(vt, DRACK_A_VNIC_DROPS_LINK_LOCAL);
+	n.vnic_drops[DRACK_VQ_DROP_FILTERED] =
+		dl_u32(vt, DRACK_A_VNIC_DROPS_FILTERED);
 	return w->cb(&n, w->arg);
 }
 
@@ -127,8 +138,27 @@ int drack_nic_unexport(struct drack_nl *nl, uint32_t nic_ifindex,
 	return dl_txn(nl->sk, msg, NULL, NULL, errbuf, errlen);
 }
 
+/* vnic { mac }: the MAC the fabric manager gives the vNIC. */
+static int dl_put_vnic_mac(struct nl_msg *msg, const uint8_t *mac)
+{
+	struct nlattr *nest = nla_nest_start(msg, DRACK_A_VNIC | NLA_F_NESTED);
+
+	if (!nest || nla_put(msg, DRACK_A_VNIC_MAC, 6, mac) < 0)
+		return -ENOMEM;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
 int drack_nic_assign(struct drack_nl *nl, uint32_t pool, uint32_t nic,
 		     uint32_t host, int assign, char *errbuf, size_t errlen)
+{
+	return drack_nic_assign_mac(nl, pool, nic, host, assign, NULL, errbuf,
+				    errlen);
+}
+
+int drack_nic_assign_mac(struct drack_nl *nl, uint32_t pool, uint32_t nic,
+			 uint32_t host, int assign, const uint8_t *mac,
+			 char *errbuf, size_t errlen)
 {
 	struct nl_msg *msg;
 
@@ -140,7 +170,8 @@ int drack_nic_assign(struct drack_nl *nl, uint32_t pool, uint32_t nic,
 	if (dl_put_id(msg, DRACK_A_POOL, DRACK_A_POOL_ID, pool) < 0 ||
 	    dl_put_id(msg, DRACK_A_NIC, DRACK_A_NIC_ID, nic) < 0 ||
 	    dl_put_id(msg, DRACK_A_HOST, DRACK_A_HOST_ID, host) < 0 ||
-	    nla_put_u32(msg, DRACK_A_ASSIGN, assign ? 1 : 0) < 0) {
+	    nla_put_u32(msg, DRACK_A_ASSIGN, assign ? 1 : 0) < 0 ||
+	    (mac && dl_put_vnic_mac(msg, mac) < 0)) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}

@@ -111,6 +111,11 @@ struct nla_policy dl_vnic_policy[DRACK_A_VNIC_MAX + 1] = {
 	[DRACK_A_VNIC_IFNAME] = { .type = NLA_STRING },
 	[DRACK_A_VNIC_VIA] = { .type = NLA_U32 },
 	[DRACK_A_VNIC_FAILOVERS] = { .type = NLA_U32 },
+	[DRACK_A_VNIC_MAC] = { .minlen = 6 },
+	[DRACK_A_VNIC_DROPS_SPOOFED] = { .type = NLA_U32 },
+	[DRACK_A_VNIC_DROPS_OVERSIZE] = { .type = NLA_U32 },
+	[DRACK_A_VNIC_DROPS_LINK_LOCAL] = { .type = NLA_U32 },
+	[DRACK_A_VNIC_DROPS_FILTERED] = { .type = NLA_U32 },
 };
 
 /* What replies may carry in set stats; checked before any nla_get. */

@@ -202,24 +202,56 @@ struct drack_nic_entry {
 
 /*
  * Per (NIC n, host h), first in the pair's virt_queue block. Written by
- * h except @flushed. @vnics says which of h's vNICs NIC n serves: its own
- * one (bit n) and, after a failover, others; @mac is the MAC of h's vNIC
- * number n, whatever NIC serves it. h bumps @seq at every attach; the
- * owner stores in @flushed the @seq it served once it no longer touches
- * h's Buffers (h detached, or the NIC was unexported).
+ * h except @mac, @flushed and @drops. @vnics says which of h's vNICs NIC
+ * n serves: its own one (bit n) and, after a failover, others. @mac is
+ * the MAC of h's vNIC number n, whatever NIC serves it: the fabric
+ * manager's kernel writes it before it assigns NIC n to h (it must be
+ * drack_vnic_mac_ok(), else drack_vnic_mac() stands). @mc_filter is the
+ * multicast filter of h's vNIC n (bit drack_mc_hash(group); all ones:
+ * allmulti). h bumps @seq at every attach; the owner stores in @flushed
+ * the @seq it served once it no longer touches h's Buffers (h detached,
+ * or the NIC was unexported), and in @drops what it dropped of h's
+ * frames on NIC n (enum drack_vq_drop).
  */
 struct drack_vq_ctl {
 	__le32 attached;		/* NIC generation h uses, 0: none */
 	__le32 flags;			/* DRACK_VQ_F_* */
 	__le64 vnics;			/* bit v: h's vNIC v goes through n */
-	__u8 mac[6];
+	__u8 mac[6];			/* FM: MAC of h's vNIC n */
 	__le16 reserved0;
 	__le32 flushed;			/* owner: @seq it let go of */
 	__le32 seq;			/* h: attach counter */
-	__u8 reserved[32];
+	__le64 mc_filter[2];		/* h: multicast groups of vNIC n */
+	__le32 drops[4];		/* owner of n: enum drack_vq_drop */
 };
 
 #define DRACK_VQ_F_TX_WAIT	(1U << 0)	/* kick h when TX has room */
+
+/* What the owner of a NIC drops of a host's frames, counted in @drops. */
+enum drack_vq_drop {
+	DRACK_VQ_DROP_SPOOFED,	/* source MAC not the vNIC's */
+	DRACK_VQ_DROP_OVERSIZE,	/* longer than the NIC's MTU allows */
+	DRACK_VQ_DROP_LINK_LOCAL, /* pause, STP, LLDP: the owner's business */
+	DRACK_VQ_DROP_FILTERED,	/* multicast no vNIC of h subscribed to */
+	DRACK_VQ_DROP_NR,
+};
+
+/* Bit of a multicast group in @mc_filter: the top 7 bits of its CRC. */
+static inline __u32 drack_mc_hash(const __u8 mac[6])
+{
+	__u32 crc = 0xffffffff;
+	int i, b;
+
+	for (i = 0; i < 6; i++)
+		for (b = 0; b < 8; b++) {
+			__u32 bit = ((mac[i] >> b) ^ crc) & 1;
+
+			crc >>= 1;
+			if (bit)
+				crc ^= 0xedb88320;
+		}
+	return crc >> 25;
+}
 
 /* ---------------------------------------------------------------- */
 /* Layout arithmetic shared by every reader and writer of a pool    */
@@ -429,6 +461,34 @@ static inline void drack_host_mac(__u8 mac[6], __u32 pool_id, __u32 host)
 	mac[3] = (__u8)pool_id;
 	mac[4] = (__u8)(host >> 8);
 	mac[5] = (__u8)host;
+}
+
+/*
+ * MAC address of host @host's vNIC of NIC @nic in rack @rack, as the
+ * fabric manager assigns it: 02:44:4e ("DN", locally administered),
+ * rack (drack-fmd's vnic-mac-rack, by default the pool id), host, NIC.
+ */
+static inline void drack_vnic_mac(__u8 mac[6], __u32 rack, __u32 host,
+				  __u32 nic)
+{
+	mac[0] = 0x02;
+	mac[1] = 0x44;
+	mac[2] = 0x4e;
+	mac[3] = (__u8)rack;
+	mac[4] = (__u8)host;
+	mac[5] = (__u8)nic;
+}
+
+/*
+ * Can @mac be a vNIC MAC of @host? The fabric manager chooses bytes 3
+ * and 5; byte 4 is the host, so that what a host writes into the pool
+ * (which nothing stops it from doing) never gives it the MAC of another
+ * host of the rack, nor one that is not a drack vNIC's.
+ */
+static inline int drack_vnic_mac_ok(const __u8 mac[6], __u32 host)
+{
+	return mac[0] == 0x02 && mac[1] == 0x44 && mac[2] == 0x4e &&
+	       mac[4] == (__u8)host;
 }
 
 #endif /* _UAPI_DRACK_POOL_H */

@@ -13,18 +13,21 @@
 # whoever owns it. Then: iperf3 through the neighbour's NIC, MPTCP over
 # both vNICs uses both NICs, a NIC whose link goes down has its vNICs
 # moved to the other NIC while an iperf3 keeps running (and back), garbage
-# in a TX virt_queue is dropped and counted, unexport deletes the vNICs and
-# every Buffer comes home.
+# in a TX virt_queue is dropped and counted, the identity rules hold (the
+# FM's MAC on every vNIC, no other MAC taken; spoofed, link-local and
+# oversize frames dropped and counted per vNIC; multicast only for joined
+# groups; IPv6 ND), unexport deletes the vNICs and every Buffer comes home.
 #
 # What breaks it: vNICs never created (assignment not followed), frames of
 # a vNIC not accepted by the owner (MAC map), RX Buffers not posted or
 # completions mismatched (no ping), no failover (iperf3 dies), TX entries
-# trusted (a crash or a bogus frame on the wire), Buffers lent to an owner
-# never taken back.
+# trusted (a crash or a bogus frame on the wire), a host's MAC choice or
+# frames served, multicast to every vNIC, Buffers lent to an owner never
+# taken back.
 . "$(dirname "$0")/lib.sh"
 
 . "$(dirname "$0")/nic-lab.bash"
-ktap_plan 17
+ktap_plan 21
 drack_setup 2 || ktap_finish
 
 ktap_check lab nic_lab
@@ -230,45 +233,151 @@ garbage() {
 }
 ktap_check garbage_in_virt_queues_dropped garbage
 
-# NIC-pool identity: what a vNIC may put on the wire and claim. Link-level
-# control frames (LLDP, pause) from h0's rack0v1 are dropped by NIC 1's
-# owner; rack0v1 claiming the NIC's own MAC gets no frame through (they
-# count as spoofed) until it takes its own MAC back.
-# ping_v1: one echo from h0's rack0v1 address (so through NIC 1) to x0
+# NIC-pool identity (Documentation/nic-pool.rst, "Identity").
+# mac_of NS DEV: the device's MAC
+mac_of() { ip -n "$1" -j link show "$2" | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["address"])'; }
+
+# vnic_show NS NIC KEY [SUBKEY]: a field of NS's vNIC row of NIC in nic show -j
+vnic_show() {
+	in_ns "$1" "$DRACKCTL" -j nic show pool 0 | python3 -c '
+import json, sys
+for n in json.load(sys.stdin):
+    if n["nic"] == int(sys.argv[1]):
+        v = n[sys.argv[2]]
+        print(v[sys.argv[3]] if len(sys.argv) > 3 else v)' "$2" "$3" ${4:+"$4"}
+}
+vdrop() { vnic_show "$1" "$2" vnic_drops "$3"; }
+
+# raw_send NS DEV SRC DST ETHERTYPE N LEN [MARK]: N frames of LEN bytes
+raw_send() {
+	in_ns "$1" python3 - "${@:2}" <<'PY'
+import socket, sys
+dev, src, dst, proto, n, ln = sys.argv[1:7]
+mark = sys.argv[7] if len(sys.argv) > 7 else ""
+mac = lambda m: bytes.fromhex(m.replace(":", ""))
+f = mac(dst) + mac(src) + bytes.fromhex(proto) + mark.encode()
+f += bytes(max(0, int(ln) - len(f)))
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((dev, 0))
+for _ in range(int(n)):
+    s.send(f)
+PY
+}
+
+# Every vNIC has the MAC the fabric manager assigned, 02:44:4e:pool:host:NIC,
+# shown by nic show; another MAC is refused, with the reason.
+mac_assigned() {
+	local i v want got shown out
+	for i in 0 1; do
+		for v in 0 1; do
+			want=$(printf '02:44:4e:00:%02x:%02x' "$i" "$v")
+			got=$(mac_of "h$i" "rack0v$v") shown=$(vnic_show "h$i" "$v" vnic_mac) || return 1
+			echo "h$i rack0v$v: $got, nic show: $shown"
+			[[ $got == "$want" && $shown == "$want" ]] || { echo "expected $want"; return 1; }
+		done
+	done
+	for v in "$(mac_of h1 rack0v1)" "$(mac_of h1 eth1)" 02:44:4e:00:00:77; do
+		if out=$(ip -n h0 link set rack0v1 address "$v" 2>&1); then
+			echo "h0 rack0v1 took $v"; ip -n h0 link set rack0v1 address 02:44:4e:00:00:01; return 1
+		fi
+		grep -q "fabric manager" <<<"$out" || { echo "no reason given: $out"; return 1; }
+	done
+	echo "address changes refused: $out"
+	[[ $(mac_of h0 rack0v1) == 02:44:4e:00:00:01 ]]
+}
+ktap_check nic_mac_assigned mac_assigned && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
+# What h0's rack0v1 sends through NIC 1: link-level control frames (LLDP,
+# pause) and frames with another source MAC (h1's vNIC) are dropped by
+# NIC 1's owner, each counted on that vNIC; x0 still answers it.
 ping_v1() { in_ns h0 timeout 5 ping -c 1 -W 1 -q -I "$X.11" "$X.100" >/dev/null 2>&1; }
 
 identity() {
-	local b0 own mine
-	b0=$(nic_drops 1) || return 1
-	mine=$(ip -n h0 -j link show rack0v1 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["address"])')
-	in_ns h0 python3 - "$mine" <<'PY' || return 1
-import socket, sys
-src = bytes.fromhex(sys.argv[1].replace(":", ""))
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-s.bind(("rack0v1", 0))
-for dst, proto in ((b"\x01\x80\xc2\x00\x00\x0e", b"\x88\xcc"),
-                   (b"\x01\x80\xc2\x00\x00\x01", b"\x88\x08")):
-    for _ in range(5):
-        s.send(dst + src + proto + bytes(46))
-PY
-	wait_for 10 eval '(( $(nic_drops 1) - b0 >= 10 ))' ||
-		{ echo "NIC 1 dropped $(($(nic_drops 1) - b0)) of 10 link-local frames"; return 1; }
-	echo "NIC 1's owner dropped $(($(nic_drops 1) - b0)) link-local frames (LLDP, pause)"
-	own=$(ip -n h1 -j link show eth1 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["address"])')
-	ip -n h0 link set rack0v1 address "$own" || return 1
-	b0=$(nic_drops 1)
-	if ping_v1; then
-		ip -n h0 link set rack0v1 address "$mine"
-		echo "rack0v1 with NIC 1's MAC $own still reaches x0"; return 1
-	fi
-	wait_for 10 eval '(( $(nic_drops 1) > b0 ))' || { echo "no spoofed drop counted"; return 1; }
-	echo "rack0v1 claiming $own (NIC 1's own): cut off, drops +$(($(nic_drops 1) - b0))"
-	ip -n h0 link set rack0v1 address "$mine" || return 1
-	wait_for 10 ping_v1 ||
-		{ echo "rack0v1 back on $mine does not reach x0"; return 1; }
-	echo "rack0v1 back on its own MAC $mine reaches x0 again"
+	local mine x0mac b0 s0
+	mine=$(mac_of h0 rack0v1) x0mac=$(mac_of x0 br0)
+	b0=$(vdrop h0 1 link_local) s0=$(vdrop h0 1 spoofed) || return 1
+	raw_send h0 rack0v1 "$mine" 01:80:c2:00:00:0e 88cc 5 60 || return 1
+	raw_send h0 rack0v1 "$mine" 01:80:c2:00:00:01 8808 5 60 || return 1
+	wait_for 10 eval '(( $(vdrop h0 1 link_local) - b0 >= 10 ))' ||
+		{ echo "h0 rack0v1: $(($(vdrop h0 1 link_local) - b0)) of 10 link-local frames counted"; return 1; }
+	echo "NIC 1's owner dropped $(($(vdrop h0 1 link_local) - b0)) link-local frames of h0 rack0v1 (LLDP, pause)"
+	raw_send h0 rack0v1 "$(mac_of h1 rack0v1)" "$x0mac" 0800 5 60 || return 1
+	wait_for 10 eval '(( $(vdrop h0 1 spoofed) - s0 >= 5 ))' ||
+		{ echo "h0 rack0v1: $(($(vdrop h0 1 spoofed) - s0)) of 5 spoofed frames counted"; return 1; }
+	echo "frames of h0 rack0v1 with h1's vNIC MAC as source: $(($(vdrop h0 1 spoofed) - s0)) dropped"
+	wait_for 10 ping_v1 || { echo "rack0v1 no longer reaches x0"; return 1; }
 }
 ktap_check nic_identity identity && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
+# NIC 1's MTU goes down to 1200: a 1400-byte frame of h0's rack0v1 is
+# dropped by the owner and counted as oversize; a 1200-byte one passes.
+oversize() {
+	local o0 mine x0mac rc=0
+	mine=$(mac_of h0 rack0v1) x0mac=$(mac_of x0 br0)
+	ip -n h1 link set eth1 mtu 1200 && ip -n x0 link set p1 mtu 1200 || return 1
+	o0=$(vdrop h0 1 oversize) || rc=1
+	raw_send h0 rack0v1 "$mine" "$x0mac" 0800 4 1400 || rc=1
+	raw_send h0 rack0v1 "$mine" "$x0mac" 0800 4 1214 || rc=1
+	wait_for 10 eval '(( $(vdrop h0 1 oversize) - o0 >= 4 ))' || rc=1
+	sleep 0.3
+	echo "NIC 1 at MTU 1200: $(($(vdrop h0 1 oversize) - o0)) of 4 frames of 1400 bytes (and none of 4 of 1214) dropped as oversize"
+	(( $(vdrop h0 1 oversize) - o0 == 4 )) || rc=1
+	ip -n x0 link set p1 mtu 1500; ip -n h1 link set eth1 mtu 1500
+	wait_for 10 ping_v1 || { echo "rack0v1 no longer reaches x0"; return 1; }
+	return $rc
+}
+ktap_check nic_oversize_dropped oversize && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
+# From x0, one frame each: unicast to h1's rack0v1, a multicast group h0's
+# rack0v1 did not join, one it joined, broadcast. rack0v1 of h0 (a packet
+# socket on it) gets the last two only; the one not joined is counted.
+rx_filter() {
+	local x0mac out f0 p0 pid
+	x0mac=$(mac_of x0 br0)
+	ip -n x0 link set br0 type bridge mcast_snooping 0
+	ip -n h0 maddr add 01:00:5e:01:02:03 dev rack0v1 || return 1
+	f0=$(vdrop h0 1 filtered) p0=$(drack_stat h0 port_rx_filtered rack0v1) || return 1
+	out=$DRACK_LOGDIR/rx_filter.out
+	in_ns h0 timeout 10 python3 - rack0v1 >"$out" 2>&1 <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x88b5))
+s.bind((sys.argv[1], 0))
+s.settimeout(0.2)
+print("ready", flush=True)
+seen, end = set(), time.time() + 3
+while time.time() < end:
+    try:
+        seen.add(s.recv(2048)[14:20].decode(errors="replace"))
+    except socket.timeout:
+        pass
+print("seen:", " ".join(sorted(seen)))
+PY
+	pid=$!
+	wait_for 5 grep -q ready "$out" || { cat "$out"; return 1; }
+	raw_send x0 br0 "$x0mac" "$(mac_of h1 rack0v1)" 88b5 3 60 UNIOTH &&
+		raw_send x0 br0 "$x0mac" 01:00:5e:7f:00:09 88b5 3 60 MCNOTJ &&
+		raw_send x0 br0 "$x0mac" 01:00:5e:01:02:03 88b5 3 60 MCJOIN &&
+		raw_send x0 br0 "$x0mac" ff:ff:ff:ff:ff:ff 88b5 3 60 BCASTX || return 1
+	wait "$pid"
+	ip -n h0 maddr del 01:00:5e:01:02:03 dev rack0v1
+	out=$(grep '^seen:' "$out") || { cat "$DRACK_LOGDIR/rx_filter.out"; return 1; }
+	wait_for 10 eval '(( $(vdrop h0 1 filtered) - f0 + $(drack_stat h0 port_rx_filtered rack0v1) - p0 >= 3 ))'
+	echo "h0 rack0v1 $out; filtered: owner +$(($(vdrop h0 1 filtered) - f0)), host +$(($(drack_stat h0 port_rx_filtered rack0v1) - p0))"
+	[[ $out == "seen: BCASTX MCJOIN" ]] || return 1
+	(( $(vdrop h0 1 filtered) - f0 + $(drack_stat h0 port_rx_filtered rack0v1) - p0 >= 3 ))
+}
+ktap_check nic_rx_filter rx_filter && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
+# IPv6 over a vNIC: x0 pings h0's rack0v1 first, so its neighbour
+# solicitation goes to the solicited-node group rack0v1 joined (the owner
+# must deliver it), and back.
+nd6() {
+	ip -n x0 addr add fd00:9::100/64 dev br0 nodad &&
+		ip -n h0 addr add fd00:9::11/64 dev rack0v1 nodad || return 1
+	wait_for 10 in_ns x0 ping -6 -c 1 -W 1 -q fd00:9::11 >/dev/null || { echo "x0 cannot ping6 h0 rack0v1"; return 1; }
+	in_ns h0 ping -6 -c 3 -i 0.2 -W 1 -q -I fd00:9::11 fd00:9::100 | grep -E 'packets|rtt'
+}
+ktap_check nic_ipv6_nd nd6 && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
 unexport() {
 	local out i

@@ -358,6 +358,7 @@ static const struct attr reply_only[] = {
 	A_U64(AR(TX_PACKETS), 0),
 	A_U32(AV(HOST), 0),
 	A_STR(AV(IFNAME), "rack0v0"),
+	A_U32(AV(DROPS_SPOOFED), 0),
 	A_BIN(DRACK_A_PEER | NLA_F_NESTED, some_peer, 8),
 	A_BIN(DRACK_A_STATS | NLA_F_NESTED, some_nest, 12),
 };

@@ -61,7 +61,7 @@ static enum akind akind(uint32_t key)
 	case AP(BACKEND): case AH(IFNAME): case AN(IFNAME):
 	case P(DRACK_A_VNIC, DRACK_A_VNIC_IFNAME):
 		return K_STR;
-	case AH(MAC): case AN(MAC):
+	case AH(MAC): case AN(MAC): case P(DRACK_A_VNIC, DRACK_A_VNIC_MAC):
 		return K_MAC;
 	default:
 		return K_U32;
@@ -116,7 +116,8 @@ static const struct cmd cmds[NCMDS] = {
 		L(AN(IFINDEX)) },
 	[DRACK_CMD_NIC_GET] = { "nic-get", false, true, false, L(AP(ID)) },
 	[DRACK_CMD_NIC_ASSIGN] = { "nic-assign", true, false, true,
-		L(AP(ID), AN(ID), AH(ID), DRACK_A_ASSIGN) },
+		L(AP(ID), AN(ID), AH(ID), DRACK_A_ASSIGN,
+		  P(DRACK_A_VNIC, DRACK_A_VNIC_MAC)) },
 	[DRACK_CMD_NIC_NOTIFY] = { "nic-notify(event)", .req =
 		L(AP(ID), AN(ID), AN(STATE), AN(OWNER)) },
 	[DRACK_CMD_PEER_NOTIFY] = { "peer-notify(event)", .req =

@@ -33,6 +33,7 @@ void fmd_conf_defaults(struct fmd_conf *c)
 	c->log_level = FMD_INFO;
 	c->nic_assign = true;
 	c->nic_load_interval_s = 10;
+	c->vnic_mac_rack = FMD_RACK_POOL;
 }
 
 static int fmd_conf_fail(char *err, size_t errlen, const char *fmt, ...)
@@ -166,6 +167,8 @@ static const struct fmd_conf_num fmd_conf_nums[] = {
 		"0 (keep the pool's) or 1 to 16"),
 	FMD_NUM("nic-load-interval", nic_load_interval_s, 1, 86400, true,
 		"0 (never) or 1 to 86400 seconds"),
+	FMD_NUM("vnic-mac-rack", vnic_mac_rack, 0, 255, true,
+		"0 to 255, byte 3 of the vNIC MACs"),
 };
 
 int fmd_conf_set(struct fmd_conf *c, const char *key, const char *value,

@@ -9,7 +9,9 @@
  * and leaving hosts are left as they are. This is done at every poll, on
  * NIC_NOTIFY events and on HOST_NOTIFY events, but only while the host
  * states are known (the last host dump succeeded): a host slot that
- * merely failed to be read must not lose its vNICs.
+ * merely failed to be read must not lose its vNICs. Each vNIC gets its
+ * MAC with the assignment, drack_vnic_mac(rack, host, NIC), the rack
+ * being vnic-mac-rack or the pool id: the owner serves that one alone.
  *
  * Exports and state changes of NICs are logged; NICs of other kernels
  * send no event here, so the poll's NIC dump finds those. Every
@@ -159,10 +161,14 @@ static bool fmd_nic_assign(struct drack_nl *nl, struct fmd_pool *fp,
 {
 	struct fmd_nic_mem *m = &fp->nic.nic[id];
 	char errbuf[DRACK_ERRMSG_MAX];
+	uint8_t mac[6];
 	int err;
 
-	err = drack_nic_assign(nl, fp->id, id, host, on, errbuf,
-			       sizeof(errbuf));
+	/* The vNIC's MAC: stable for (rack, host, NIC), unique on the wire. */
+	drack_vnic_mac(mac, fmd_conf.vnic_mac_rack == FMD_RACK_POOL ?
+			    fp->id : fmd_conf.vnic_mac_rack, host, id);
+	err = drack_nic_assign_mac(nl, fp->id, id, host, on, on ? mac : NULL,
+				   errbuf, sizeof(errbuf));
 	if (!err) {
 		m->error_logged = false;
 		return true;

@@ -51,6 +51,8 @@ struct fmd_conf {
 	enum fmd_level log_level;
 	bool nic_assign;		/* every NIC to every host up */
 	uint32_t nic_load_interval_s;	/* NIC load log period, 0: never */
+	uint32_t vnic_mac_rack;		/* byte 3 of vNIC MACs, or: */
+#define FMD_RACK_POOL	UINT32_MAX	/* the pool id */
 };
 
 /* The configuration in force. */

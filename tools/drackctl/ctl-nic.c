@@ -21,7 +21,7 @@ static void usage(FILE *out)
 		"Usage: drackctl nic export [ dev ] IFNAME [ link DRACKDEV ]\n"
 		"       drackctl nic unexport [ dev ] IFNAME\n"
 		"       drackctl [ -s ] nic [ show [ pool POOL ] [ id NIC ] ]\n"
-		"       drackctl nic assign [ pool POOL ] [ id ] NIC host HOST [ on | off ]\n"
+		"       drackctl nic assign [ pool POOL ] [ id ] NIC host HOST [ on | off ] [ mac MAC ]\n"
 		"       drackctl nic mptcp { on | off | show }\n"
 		"       drackctl nic policy { mptcp | ecmp | spray | none } [ dev VNIC ]\n"
 		"       drackctl nic policy [ show [ dev VNIC ] ]\n"
@@ -29,7 +29,8 @@ static void usage(FILE *out)
 		"export lends physical NIC IFNAME to the pool of drack link DRACKDEV\n"
 		"(default: the only drack link of this network namespace).\n"
 		"POOL defaults to every pool for show and to 0 for assign.\n"
-		"assign gives host HOST a vNIC of NIC (off: takes it back), as drack-fmd does.\n"
+		"assign gives host HOST a vNIC of NIC (off: takes it back), as drack-fmd does;\n"
+		"its MAC is MAC (02:44:4e:POOL:HOST:XX) or 02:44:4e:POOL:HOST:NIC.\n"
 		"mptcp on adds an MPTCP subflow endpoint for every address of every vNIC\n"
 		"of this network namespace; off removes them.\n"
 		"policy chooses how traffic is spread over the vNICs (see \"nic policy help\").\n");
@@ -89,6 +90,31 @@ static void print_nic_assigned(uint64_t assigned)
 	close_json_array(PRINT_JSON, NULL);
 }
 
+/* What the owner dropped of the vNIC's frames, by reason. */
+static void print_vnic_drops(const struct drack_nic_info *n,
+			     enum output_type t)
+{
+	static const char *const names[DRACK_VQ_DROP_NR] = {
+		[DRACK_VQ_DROP_SPOOFED] = "spoofed",
+		[DRACK_VQ_DROP_OVERSIZE] = "oversize",
+		[DRACK_VQ_DROP_LINK_LOCAL] = "link_local",
+		[DRACK_VQ_DROP_FILTERED] = "filtered",
+	};
+	char key[32];
+	int i;
+
+	if (t == PRINT_JSON)
+		open_json_object("vnic_drops");
+	else
+		print_string(PRINT_FP, NULL, "%s", " vnic drops");
+	for (i = 0; i < DRACK_VQ_DROP_NR; i++) {
+		snprintf(key, sizeof(key), " %s %%u", names[i]);
+		print_uint(t, names[i], key, n->vnic_drops[i]);
+	}
+	if (t == PRINT_JSON)
+		close_json_object();
+}
+
 static int print_nic(const struct drack_nic_info *n, void *arg)
 {
 	struct nic_show *s = arg;
@@ -126,14 +152,19 @@ static int print_nic(const struct drack_nic_info *n, void *arg)
 		print_uint(PRINT_ANY, "vnic_via", " via %u", n->vnic_via);
 		print_uint(PRINT_JSON, "vnic_failovers", NULL,
 			   n->vnic_failovers);
+		print_string(PRINT_ANY, "vnic_mac", " vnic_mac %s",
+			     ctl_mac(n->vnic_mac, mac, sizeof(mac)));
+		print_vnic_drops(n, PRINT_JSON);
 	}
 	print_nl();
 	if (ctl_stats) {
 		print_indent(4);
 		print_uint(PRINT_FP, NULL, "generation %u", n->generation);
-		if (n->vnic_ifindex)
+		if (n->vnic_ifindex) {
 			print_uint(PRINT_FP, NULL, " failovers %u",
 				   n->vnic_failovers);
+			print_vnic_drops(n, PRINT_FP);
+		}
 		print_nl();
 	}
 	close_json_object();
@@ -441,9 +472,14 @@ static int nic_assign(int argc, char **argv)
 	bool have_pool = false, have_nic = false, have_host = false;
 	bool have_on = false;
 	char extack[DRACK_ERRMSG_MAX];
+	const char *mac_str = NULL;
+	unsigned int b[6];
+	uint8_t mac[6];
+	char end;
 	const struct ctl_arg args[] = {
 		{ .key = "pool", .get = get_u32, .u32 = &pool,
 		  .have = &have_pool, .invalid = "invalid pool id" },
+		{ .key = "mac", .str = &mac_str, .flags = CTL_ARG_EXACT },
 		{ .key = "host", .get = get_host_id, .u32 = &host,
 		  .have = &have_host, .flags = CTL_ARG_REQUIRED,
 		  .invalid = "host id is 0 to 63" },
@@ -464,10 +500,21 @@ static int nic_assign(int argc, char **argv)
 	err = ctl_args(argc, argv, args, "nic", usage);
 	if (err != CTL_MORE)
 		return err;
+	if (mac_str) {
+		if (sscanf(mac_str, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1],
+			   &b[2], &b[3], &b[4], &b[5], &end) != 6) {
+			fprintf(stderr, "Error: \"%s\" is not a MAC address.\n",
+				mac_str);
+			return CTL_EUSAGE;
+		}
+		for (int i = 0; i < 6; i++)
+			mac[i] = (uint8_t)b[i];
+	}
 	if (!ctl_nl())
 		return CTL_EKERNEL;
-	err = drack_nic_assign(ctl_nl(), pool, nic, host, (int)on, extack,
-			       sizeof(extack));
+	err = drack_nic_assign_mac(ctl_nl(), pool, nic, host, (int)on,
+				   mac_str ? mac : NULL, extack,
+				   sizeof(extack));
 	if (err == -EOPNOTSUPP && !extack[0])
 		return ctl_nic_err(err, extack, "assign");
 	return err ? ctl_fm_err(err, extack, pool) : CTL_OK;

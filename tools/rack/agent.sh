@@ -116,7 +116,7 @@ setup() {
 	say "insmod $DRACK_KO ${params[*]}"
 	insmod "$DRACK_KO" "${params[@]}" || fail "insmod $DRACK_KO ${params[*]}" || return
 	if ((RACK_VM == 0)); then
-		"$DRACK_FMD" -v -o "dead-timeout-ms=$RACK_DEAD_TIMEOUT" >"$OUT/fmd.log" 2>&1 </dev/null &
+		"$DRACK_FMD" -v -o "dead-timeout-ms=$RACK_DEAD_TIMEOUT" -o "vnic-mac-rack=$RACK_ID" >"$OUT/fmd.log" 2>&1 </dev/null &
 		FMD_PID=$!
 	fi
 	state "setup: waiting for pool 0"

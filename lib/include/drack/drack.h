@@ -133,6 +133,8 @@ struct drack_nic_info {
 	uint32_t vnic_host;		/* the local host the vNIC belongs to */
 	uint32_t vnic_via;		/* NIC id carrying the vNIC now */
 	uint32_t vnic_failovers;	/* times the vNIC moved */
+	uint8_t vnic_mac[6];		/* the vNIC's MAC, as the FM assigned it */
+	uint32_t vnic_drops[4];		/* the owner's: enum drack_vq_drop */
 };
 
 enum drack_event_type {
@@ -249,6 +251,13 @@ int drack_nic_list(struct drack_nl *nl, uint32_t pool, drack_nic_cb cb,
  */
 int drack_nic_assign(struct drack_nl *nl, uint32_t pool, uint32_t nic,
 		     uint32_t host, int assign, char *errbuf, size_t errlen);
+/*
+ * As drack_nic_assign(), giving the vNIC MAC @mac (NULL: the kernel's
+ * default, drack_vnic_mac()); it must pass drack_vnic_mac_ok().
+ */
+int drack_nic_assign_mac(struct drack_nl *nl, uint32_t pool, uint32_t nic,
+			 uint32_t host, int assign, const uint8_t *mac,
+			 char *errbuf, size_t errlen);
 
 /*
  * State of the local hosts (drack netdevs in the caller's network
