@@ -156,6 +156,16 @@ struct nla_policy dl_stats_policy[DRACK_STAT_MAX + 1] = {
 	[DRACK_STAT_TX_STOPS] = { .type = NLA_U64 },
 	[DRACK_STAT_TX_WAKES] = { .type = NLA_U64 },
 	[DRACK_STAT_RX_PEER_BACKOFFS] = { .type = NLA_U64 },
+	[DRACK_STAT_XDP_PASS] = { .type = NLA_U64 },
+	[DRACK_STAT_XDP_DROP] = { .type = NLA_U64 },
+	[DRACK_STAT_XDP_TX] = { .type = NLA_U64 },
+	[DRACK_STAT_XDP_TX_ERR] = { .type = NLA_U64 },
+	[DRACK_STAT_XDP_REDIRECT] = { .type = NLA_U64 },
+	[DRACK_STAT_XDP_REDIRECT_ERR] = { .type = NLA_U64 },
+	[DRACK_STAT_XDP_ABORTED] = { .type = NLA_U64 },
+	[DRACK_STAT_XDP_UNFIT] = { .type = NLA_U64 },
+	[DRACK_STAT_XDP_XMIT] = { .type = NLA_U64 },
+	[DRACK_STAT_XDP_XMIT_ERR] = { .type = NLA_U64 },
 };
 
 /* The policy of each nest of the top level, for dl_nest(). */
@@ -208,4 +218,14 @@ const char *const dl_stat_names[DRACK_STAT_MAX + 1] = {
 	[DRACK_STAT_TX_STOPS] = "tx_stops",
 	[DRACK_STAT_TX_WAKES] = "tx_wakes",
 	[DRACK_STAT_RX_PEER_BACKOFFS] = "rx_peer_backoffs",
+	[DRACK_STAT_XDP_PASS] = "xdp_pass",
+	[DRACK_STAT_XDP_DROP] = "xdp_drop",
+	[DRACK_STAT_XDP_TX] = "xdp_tx",
+	[DRACK_STAT_XDP_TX_ERR] = "xdp_tx_err",
+	[DRACK_STAT_XDP_REDIRECT] = "xdp_redirect",
+	[DRACK_STAT_XDP_REDIRECT_ERR] = "xdp_redirect_err",
+	[DRACK_STAT_XDP_ABORTED] = "xdp_aborted",
+	[DRACK_STAT_XDP_UNFIT] = "xdp_unfit",
+	[DRACK_STAT_XDP_XMIT] = "xdp_xmit",
+	[DRACK_STAT_XDP_XMIT_ERR] = "xdp_xmit_err",
 };
