@@ -64,13 +64,18 @@ attack() {
 	# not in_ns: $! must be ping itself for the kill below
 	ip netns exec h0 ping -b -q -i 0.05 -W 1 198.18.0.255 >/dev/null 2>&1 &
 	pingpid=$!
-	"$HOSTILE" -n "$REFS" -r "$RATE" -t 6 "$@" >"$out" 2>&1 &
+	# stall and hoard: F stays long enough on a slow (debug) kernel too
+	"$HOSTILE" -n "$REFS" -r "$RATE" -t "$( [[ $1 == stall || $1 == hoard ]] && echo 20 || echo 6)" \
+		"$@" >"$out" 2>&1 &
 	pid=$!
 	sleep 0.5
 	# F running: more broadcasts than its ref_queue holds, at once, and
 	# unicast to it: more than its ref_queue holds, more than its cap.
+	# First wait until h0 sees F as a reachable peer (not a sleep: a
+	# KASAN kernel takes seconds), else nothing is sent to F at all.
 	if [[ $1 == stall || $1 == hoard ]]; then
-		bcast_burst && to_rogue "$(val rogue "$out")" 5000 || rc=1
+		{ wait_for 15 rogue_reachable "$out" && bcast_burst &&
+			to_rogue "$(val rogue "$out")" 5000; } || rc=1
 	fi
 	rate=$(mbps "$name") || rc=1
 	wait "$pid" || { echo "hostile $* failed: $(cat "$out")"; rc=1; }
@@ -91,6 +96,19 @@ attack() {
 }
 
 val() { sed -n "s/^$1=//p" "$2"; }
+
+# rogue_reachable OUT: h0's peer table has F (from hostile's rogue= line)
+# up and reachable.
+rogue_reachable() {
+	local f
+	f=$(val rogue "$1") && [[ -n $f ]] || return 1
+	in_ns h0 "$DRACKCTL" -j peer show dev rack0 | python3 -c '
+import json, sys
+f = int(sys.argv[1])
+ok = any(q.get("peer") == f and q.get("reachable")
+         for e in json.load(sys.stdin) for q in e.get("peers", [e]))
+sys.exit(0 if ok else 1)' "$f"
+}
 
 # to_rogue F N: N UDP datagrams of 1000 bytes from h0 to host F (it
 # answers no ARP: its neighbour entry is set by hand)
