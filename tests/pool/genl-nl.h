@@ -45,30 +45,8 @@ static const char *phase(void)
 /* Requests: a command and a little table of attributes               */
 /* ---------------------------------------------------------------- */
 
-/*
- * An attribute's key: its type at the top level, or P(nest, type) for
- * @type inside the top-level nest @nest (DRACK_A_HOST ...). The type may
- * include NLA_F_NESTED.
- */
-#define P(nest, type)	((uint32_t)(nest) << 16 | (type))
-#define KNEST(k)	((k) >> 16)
-#define KTYPE(k)	((k) & 0xffff)
-#define AP(x)		P(DRACK_A_POOL, DRACK_A_POOL_##x)
-#define AH(x)		P(DRACK_A_HOST, DRACK_A_HOST_##x)
-#define AS(x)		P(DRACK_A_SECTION, DRACK_A_SECTION_##x)
-#define AC(x)		P(DRACK_A_CLASS, DRACK_A_CLASS_##x)
-#define AR(x)		P(DRACK_A_PEER, DRACK_A_PEER_##x)
-#define AN(x)		P(DRACK_A_NIC, DRACK_A_NIC_##x)
-#define AV(x)		P(DRACK_A_VNIC, DRACK_A_VNIC_##x)
-
-/* The highest type of each top-level nest's set. */
-static const uint16_t nest_max[DRACK_A_MAX + 1] = {
-	[DRACK_A_POOL] = DRACK_A_POOL_MAX, [DRACK_A_HOST] = DRACK_A_HOST_MAX,
-	[DRACK_A_SECTION] = DRACK_A_SECTION_MAX,
-	[DRACK_A_CLASS] = DRACK_A_CLASS_MAX, [DRACK_A_PEER] = DRACK_A_PEER_MAX,
-	[DRACK_A_NIC] = DRACK_A_NIC_MAX, [DRACK_A_VNIC] = DRACK_A_VNIC_MAX,
-	[DRACK_A_STATS] = DRACK_STAT_MAX,
-};
+/* Attribute keys and nest_max: nl-keys.h. */
+#include "nl-keys.h"
 
 /*
  * A request's attributes: consecutive ones of the same nest go into one

@@ -8,22 +8,7 @@
  * An attribute is named by a key: its type at the top level, or
  * P(nest, type) for @type inside the top-level nest @nest.
  */
-#define P(nest, type)	((uint32_t)(nest) << 16 | (type))
-#define KNEST(k)	((uint16_t)((k) >> 16))
-#define KTYPE(k)	((uint16_t)((k) & 0xffff))
-#define AP(x)		P(DRACK_A_POOL, DRACK_A_POOL_##x)
-#define AH(x)		P(DRACK_A_HOST, DRACK_A_HOST_##x)
-#define AS(x)		P(DRACK_A_SECTION, DRACK_A_SECTION_##x)
-#define AN(x)		P(DRACK_A_NIC, DRACK_A_NIC_##x)
-
-/* The highest type of the set of each top-level nest; 0: not a nest. */
-static const uint16_t nest_max[DRACK_A_MAX + 1] = {
-	[DRACK_A_POOL] = DRACK_A_POOL_MAX, [DRACK_A_HOST] = DRACK_A_HOST_MAX,
-	[DRACK_A_SECTION] = DRACK_A_SECTION_MAX,
-	[DRACK_A_CLASS] = DRACK_A_CLASS_MAX, [DRACK_A_PEER] = DRACK_A_PEER_MAX,
-	[DRACK_A_NIC] = DRACK_A_NIC_MAX, [DRACK_A_VNIC] = DRACK_A_VNIC_MAX,
-	[DRACK_A_STATS] = DRACK_STAT_MAX,
-};
+#include "nl-keys.h"
 
 static bool is_nest(uint16_t type)
 {
