@@ -220,9 +220,13 @@ garbage() {
 	local d0 b0 d1 b1
 	b0=$(nic_drops 1) b1=$(drack_stat h0 port_rx_bad rack0v1) || return 1
 	# h0 sends nothing until the owner has consumed the garbage: its next
-	# frame would publish its own index over the one injected.
+	# frame (an IPv6 report, an ARP reply) would publish its own index
+	# over the one injected. Forced: rack0v1's egress drops all meanwhile.
+	in_ns h0 tc qdisc add dev rack0v1 clsact &&
+		in_ns h0 tc filter add dev rack0v1 egress matchall action drop || return 1
 	vq_inject tx 1 0 12 || return 1
 	wait_for 10 eval '(( $(nic_drops 1) - b0 >= 12 ))'	# published with the owner's heartbeat
+	in_ns h0 tc qdisc del dev rack0v1 clsact || return 1
 	vq_inject done 1 0 6 || return 1
 	in_ns h0 ping -c 2 -i 0.2 -W 1 -I "$X.11" "$X.100" >/dev/null 2>&1
 	wait_for 10 eval '(( $(drack_stat h0 port_rx_bad rack0v1) - b1 >= 6 ))'
