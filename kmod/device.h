@@ -240,6 +240,12 @@ void drack_dev_request_sections(struct drack_dev *dd);
 bool drack_dev_revoke_pending(struct drack_dev *dd);
 
 /* timers.c: the periodic jobs */
+#define DRACK_HEARTBEAT_MIN_MS	5
+#define DRACK_HEARTBEAT_MAX_MS	1000
+struct kernel_param;
+unsigned int drack_heartbeat_period_ms(void);
+int drack_param_set_range(const char *val, const struct kernel_param *kp,
+			  unsigned int min, unsigned int max);
 void drack_timers_init(struct drack_dev *dd);
 void drack_timers_start(struct drack_dev *dd);
 void drack_timers_stop_work(struct drack_dev *dd);

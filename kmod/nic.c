@@ -14,14 +14,27 @@
 static struct workqueue_struct *drack_nic_wq;
 
 unsigned int drack_nic_failover_ms = 500;
-module_param_named(nic_failover_ms, drack_nic_failover_ms, uint, 0644);
+
+static int drack_nic_failover_set(const char *val, const struct kernel_param *kp)
+{
+	return drack_param_set_range(val, kp, DRACK_NIC_FAILOVER_MIN_MS,
+				     DRACK_NIC_FAILOVER_MAX_MS);
+}
+
+static const struct kernel_param_ops drack_nic_failover_ops = {
+	.set = drack_nic_failover_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(nic_failover_ms, &drack_nic_failover_ops,
+		&drack_nic_failover_ms, 0644);
 
 bool drack_nic_allow_link_local;
 module_param_named(nic_allow_link_local, drack_nic_allow_link_local, bool, 0644);
 MODULE_PARM_DESC(nic_allow_link_local,
 		 "let vNICs send link-local control frames (pause, STP, LLDP) to the wire");
 MODULE_PARM_DESC(nic_failover_ms,
-		 "Silence of a NIC owner's heartbeat after which vNICs move away (ms)");
+		 "Silence of a NIC owner's heartbeat after which vNICs move away (ms, 10-60000, default 500; at least two heartbeat_ms)");
 
 int drack_nic_buf_class(struct drack_pool *pool, u32 host, u64 off)
 {
@@ -40,6 +53,16 @@ int drack_nic_buf_class(struct drack_pool *pool, u32 host, u64 off)
 	return cls;
 }
 
+/*
+ * How long an owner's heartbeat may stand still: nic_failover_ms, but
+ * never under two beats, or a live owner would look dead between them.
+ */
+static unsigned long drack_nic_silence(void)
+{
+	return msecs_to_jiffies(max(READ_ONCE(drack_nic_failover_ms),
+				    2 * drack_heartbeat_period_ms()));
+}
+
 /* Is @nic's owner alive: UP and its heartbeat moving? */
 static bool drack_nic_owner_alive(struct drack_dev *dd, u32 nic, u32 owner)
 {
@@ -50,8 +73,7 @@ static bool drack_nic_owner_alive(struct drack_dev *dd, u32 nic, u32 owner)
 		return false;
 	if (owner == dd->host)
 		return true;
-	return time_before(jiffies,
-			   at + msecs_to_jiffies(drack_nic_failover_ms));
+	return time_before(jiffies, at + drack_nic_silence());
 }
 
 bool drack_nic_usable(struct drack_dev *dd, u32 nic)

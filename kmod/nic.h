@@ -170,6 +170,8 @@ struct drack_nic_host {
 	bool moving;			/* between a netns move's two events */
 };
 
+#define DRACK_NIC_FAILOVER_MIN_MS	10
+#define DRACK_NIC_FAILOVER_MAX_MS	60000
 extern unsigned int drack_nic_failover_ms;
 extern bool drack_nic_allow_link_local;
 

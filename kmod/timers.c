@@ -8,14 +8,62 @@
  * A host stalled by fault injection runs none of them, like a hung
  * kernel; a fenced one only watches for its slot to come free.
  */
+#include <linux/moduleparam.h>
 #include "device.h"
 
 #define DRACK_TIMER_MS		100
 #define DRACK_REQUEST_RETRY	HZ
 
+/*
+ * heartbeat_ms: how often a host beats and watches the NIC owners' beats.
+ * Shorter finds a dead NIC owner sooner (failover after nic_failover_ms,
+ * never less than two beats) at the price of a work item per period.
+ */
+static unsigned int drack_heartbeat_ms = DRACK_TIMER_MS;
+
+static int drack_heartbeat_set(const char *val, const struct kernel_param *kp)
+{
+	return drack_param_set_range(val, kp, DRACK_HEARTBEAT_MIN_MS,
+				     DRACK_HEARTBEAT_MAX_MS);
+}
+
+static const struct kernel_param_ops drack_heartbeat_ops = {
+	.set = drack_heartbeat_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(heartbeat_ms, &drack_heartbeat_ops, &drack_heartbeat_ms, 0644);
+MODULE_PARM_DESC(heartbeat_ms,
+		 "Period of the heartbeat and of the NIC owners' liveness check (ms, 5-1000, default 100)");
+
+unsigned int drack_heartbeat_period_ms(void)
+{
+	return READ_ONCE(drack_heartbeat_ms);
+}
+
+/* A module parameter write of an unsigned in [min, max]; else unchanged. */
+int drack_param_set_range(const char *val, const struct kernel_param *kp,
+			  unsigned int min, unsigned int max)
+{
+	unsigned int v;
+	int err = kstrtouint(val, 0, &v);
+
+	if (err)
+		return err;
+	if (v < min || v > max)
+		return -ERANGE;
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
 static void drack_timer_again(struct delayed_work *w)
 {
 	schedule_delayed_work(w, msecs_to_jiffies(DRACK_TIMER_MS));
+}
+
+static void drack_beat_again(struct delayed_work *w)
+{
+	schedule_delayed_work(w, msecs_to_jiffies(drack_heartbeat_period_ms()));
 }
 
 /* May a job touch the pool now? Up (or leaving), not fenced nor hung. */
@@ -33,7 +81,7 @@ static void drack_heartbeat_work(struct work_struct *work)
 	struct drack_host_entry *e = drack_dev_entry(dd);
 	u32 c;
 
-	drack_timer_again(&dd->heartbeat_work);
+	drack_beat_again(&dd->heartbeat_work);
 	if (READ_ONCE(dd->stalled))
 		return;		/* a hung host: no heartbeat */
 	if (READ_ONCE(dd->fenced)) {
@@ -149,7 +197,7 @@ static void drack_nic_failover_work(struct work_struct *work)
 	struct drack_dev *dd = container_of(to_delayed_work(work),
 					    struct drack_dev, nic_work);
 
-	drack_timer_again(&dd->nic_work);
+	drack_beat_again(&dd->nic_work);
 	if (!drack_timer_may_run(dd) || READ_ONCE(dd->leaving))
 		return;
 	rcu_read_lock();
@@ -169,10 +217,10 @@ void drack_timers_init(struct drack_dev *dd)
 
 void drack_timers_start(struct drack_dev *dd)
 {
-	drack_timer_again(&dd->heartbeat_work);
+	drack_beat_again(&dd->heartbeat_work);
 	drack_timer_again(&dd->liveness_work);
 	drack_timer_again(&dd->refill_work);
-	drack_timer_again(&dd->nic_work);
+	drack_beat_again(&dd->nic_work);
 }
 
 /* Leaving: what a leaving host no longer does. */

@@ -11,6 +11,8 @@
 #   nic_lab                 x0, br0 and the two veth "physical" NICs
 #   vnic_addr NS DEV IP T   IP on DEV with a routing table T of its own
 #   nic_wait_vnics          until h0 and h1 have rack0v0 and rack0v1 up
+#   nic_lab_up              all of it: both NICs exported, hN rack0vV on
+#                           $X.(10 * (N + 1) + V), table 100 + V
 
 X=10.9.0
 
@@ -59,4 +61,16 @@ nic_wait_vnics() {
 	in_ns h0 "$DRACKCTL" nic show pool 0
 	tail -n 20 /tmp/fmd.log
 	return 1
+}
+
+nic_lab_up() {
+	local i out
+	nic_lab || return 1
+	for i in 0 1; do
+		out=$(in_ns "h$i" "$DRACKCTL" nic export dev eth1 2>&1) ||
+			{ echo "h$i: drackctl nic export dev eth1: $out"; return 1; }
+	done
+	nic_wait_vnics || return 1
+	vnic_addr h0 rack0v0 "$X.10" 100 && vnic_addr h0 rack0v1 "$X.11" 101 &&
+		vnic_addr h1 rack0v0 "$X.20" 100 && vnic_addr h1 rack0v1 "$X.21" 101
 }
