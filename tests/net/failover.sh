@@ -52,6 +52,7 @@ params() {
 ktap_check params_validated params && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
 bg fo-send ip netns exec h0 python3 "$PROBE" send "$X.11" "$X.100" 9999
+SENDER=$BG_PID
 
 # trials MODE DEV: the probe's trials; the median must be under 400 ms
 trials() {
@@ -84,11 +85,19 @@ false_moves() {
 }
 false_moves >"$DRACK_LOGDIR/false.out" 2>&1; diag "$(cat "$DRACK_LOGDIR/false.out")"
 
+# Then the NICs go: every Buffer posted to an owner or sent comes home.
 defaults() {
+	local i
 	echo 500 >"$PARAM/nic_failover_ms" && echo 100 >"$PARAM/heartbeat_ms" || return 1
 	wait_for 10 eval "[[ \$(drack_stat h0 via_nic rack0v1) == 1 ]]" || { echo "rack0v1 not back on NIC 1"; return 1; }
-	ping_ok h0 "$X.100" -I "$X.11"
+	ping_ok h0 "$X.100" -I "$X.11" || return 1
+	kill_pid "$SENDER"
+	for i in 0 1; do in_ns "h$i" "$DRACKCTL" nic unexport dev eth1 || return 1; done
+	for i in 0 1; do
+		wait_for 10 eval "! ip -n h$i link show rack0v0 && ! ip -n h$i link show rack0v1" ||
+			{ echo "h$i still has a vNIC"; return 1; }
+	done
 }
-ktap_check back_to_defaults defaults
+ktap_check back_to_defaults_and_unexport defaults
 
 drack_finish

@@ -38,6 +38,7 @@ SIOCETHTOOL, SIOCGIFFLAGS, SIOCSIFFLAGS = 0x8946, 0x8913, 0x8914
 ETHTOOL_GPFLAGS, ETHTOOL_SPFLAGS = 0x27, 0x28
 PRIV_STALL, IFF_UP = 1, 1
 PACKET_OUTGOING = 4
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # not in Python 3.11
 CLONE_NEWNET = 0x40000000
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -64,7 +65,7 @@ def send(src, dst, port):
 def capture(dev):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
     s.bind((dev, 0))
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_TIMESTAMPNS, 1)
+    s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     s.setblocking(False)
     return s
 
@@ -86,7 +87,7 @@ def ours(s, src, port):
             continue
         ts = time.time_ns()
         for lvl, typ, val in anc:
-            if lvl == socket.SOL_SOCKET and typ == socket.SO_TIMESTAMPNS:
+            if lvl == socket.SOL_SOCKET and typ == SO_TIMESTAMPNS:
                 sec, nsec = struct.unpack("qq", val[:16])
                 ts = sec * 10**9 + nsec
         out.append(ts)
