@@ -61,7 +61,11 @@ trials() {
 		{ echo "rack0v1 of h0 is not through NIC 1"; return 1; }
 	in_ns x0 timeout $((TRIALS * 25 + 30)) python3 "$PROBE" probe "$1" h1 "$2" p1 p0 "$X.11" 9999 "$TRIALS" 1.2 >"$out" 2>&1
 	cat "$out"
-	line=$(grep '^FAILOVER' "$out") || return 1
+	line=$(grep '^FAILOVER' "$out") || {
+		in_ns h0 ethtool -S rack0v1 | grep -E 'via_nic|failovers'
+		dmesg | tail -n 15
+		return 1
+	}
 	med=$(sed -n 's/.* median_ms=\([0-9]*\).*/\1/p' <<<"$line")
 	echo "failovers of h0 rack0v1: $(drack_stat h0 failovers rack0v1)"
 	((med < 400)) || { echo "median $med ms (limit 400)"; return 1; }

@@ -63,7 +63,8 @@ def send(src, dst, port):
 
 
 def capture(dev):
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+    # ETH_P_ALL: a tap sees a bridge port's frames before the bridge does.
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
     s.bind((dev, 0))
     s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     s.setblocking(False)
@@ -78,7 +79,8 @@ def ours(s, src, port):
             data, anc, _, addr = s.recvmsg(2048, 64)
         except BlockingIOError:
             return out
-        if addr[2] == PACKET_OUTGOING or len(data) < 14 + 28:
+        if addr[2] == PACKET_OUTGOING or len(data) < 14 + 28 or \
+           data[12:14] != b"\x08\x00":
             continue
         ip = data[14:]
         ihl = (ip[0] & 15) * 4
