@@ -244,6 +244,8 @@ bool drack_dev_revoke_pending(struct drack_dev *dd);
 #define DRACK_HEARTBEAT_MAX_MS	1000
 struct kernel_param;
 unsigned int drack_heartbeat_period_ms(void);
+int drack_timers_module_init(void);
+void drack_timers_module_exit(void);
 int drack_param_set_range(const char *val, const struct kernel_param *kp,
 			  unsigned int min, unsigned int max);
 void drack_timers_init(struct drack_dev *dd);

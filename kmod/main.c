@@ -13,9 +13,12 @@ static int __init drack_init(void)
 {
 	int err;
 
-	err = drack_nl_init();
+	err = drack_timers_module_init();
 	if (err)
 		return err;
+	err = drack_nl_init();
+	if (err)
+		goto err_timers;
 	err = drack_ram_init();
 	if (err)
 		goto err_nl;
@@ -43,6 +46,8 @@ err_ram:
 	drack_ram_exit();
 err_nl:
 	drack_nl_exit();
+err_timers:
+	drack_timers_module_exit();
 	return err;
 }
 
@@ -54,6 +59,7 @@ static void __exit drack_exit(void)
 	drack_ivshmem_exit();
 	drack_ram_exit();
 	drack_nl_exit();
+	drack_timers_module_exit();
 }
 
 module_init(drack_init);

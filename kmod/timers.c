@@ -61,9 +61,28 @@ static void drack_timer_again(struct delayed_work *w)
 	schedule_delayed_work(w, msecs_to_jiffies(DRACK_TIMER_MS));
 }
 
+/*
+ * The heartbeat and the NIC owners' liveness check run on a workqueue of
+ * their own with high priority: on a loaded host a late beat is a NIC
+ * owner that looks dead (a needless failover).
+ */
+static struct workqueue_struct *drack_beat_wq;
+
 static void drack_beat_again(struct delayed_work *w)
 {
-	schedule_delayed_work(w, msecs_to_jiffies(drack_heartbeat_period_ms()));
+	queue_delayed_work(drack_beat_wq, w,
+			   msecs_to_jiffies(drack_heartbeat_period_ms()));
+}
+
+int drack_timers_module_init(void)
+{
+	drack_beat_wq = alloc_workqueue("drack_beat", WQ_HIGHPRI, 0);
+	return drack_beat_wq ? 0 : -ENOMEM;
+}
+
+void drack_timers_module_exit(void)
+{
+	destroy_workqueue(drack_beat_wq);
 }
 
 /* May a job touch the pool now? Up (or leaving), not fenced nor hung. */

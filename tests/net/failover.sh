@@ -74,20 +74,25 @@ trials() {
 ktap_check failover_owner_stalled trials stall rack0 && diag "$(grep FAILOVER "$DRACK_LOGDIR/probe-stall.out")"
 ktap_check failover_link_down trials link eth1 && diag "$(grep FAILOVER "$DRACK_LOGDIR/probe-link.out")"
 
-# No fault, rack0 loaded both ways for 6 s with the fast settings: vNIC
-# moves now are false positives of a late heartbeat work (reported).
-false_moves() {
-	local f0 f1
-	f0=$(($(drack_stat h0 failovers rack0v0) + $(drack_stat h0 failovers rack0v1) +
+# No fault, rack0 loaded both ways for 6 s: vNIC moves now are false
+# positives of a late heartbeat (reported, for the fast settings and for
+# twice as slow ones; the trade-off in nic-pool.rst).
+moves() {
+	echo $(($(drack_stat h0 failovers rack0v0) + $(drack_stat h0 failovers rack0v1) +
 		$(drack_stat h1 failovers rack0v0) + $(drack_stat h1 failovers rack0v1)))
-	iperf_server h1 5201 || return 1
-	iperf_run h0 "$(ip4 1)" 5201 "$DRACK_LOGDIR/load.json" -t 6 --bidir || true
-	f1=$(($(drack_stat h0 failovers rack0v0) + $(drack_stat h0 failovers rack0v1) +
-		$(drack_stat h1 failovers rack0v0) + $(drack_stat h1 failovers rack0v1)))
-	echo "heartbeat_ms 10, nic_failover_ms 50, iperf3 --bidir over rack0 for 6 s:" \
-		"$((f1 - f0)) vNIC moves without a fault ($(iperf_result "$DRACK_LOGDIR/load.json" 0))"
 }
-false_moves >"$DRACK_LOGDIR/false.out" 2>&1; diag "$(cat "$DRACK_LOGDIR/false.out")"
+false_moves() {
+	local f0 port=$((5200 + $1))
+	echo "$1" >"$PARAM/heartbeat_ms" && echo "$2" >"$PARAM/nic_failover_ms" || return 1
+	sleep 1
+	f0=$(moves)
+	iperf_server h1 "$port" || return 1
+	iperf_run h0 "$(ip4 1)" "$port" "$DRACK_LOGDIR/load-$1.json" -t 6 --bidir || true
+	echo "heartbeat_ms $1, nic_failover_ms $2, iperf3 --bidir over rack0 for 6 s:" \
+		"$(($(moves) - f0)) vNIC moves without a fault ($(iperf_result "$DRACK_LOGDIR/load-$1.json" 0))"
+}
+{ false_moves 10 50; false_moves 20 100; } >"$DRACK_LOGDIR/false.out" 2>&1
+diag "$(cat "$DRACK_LOGDIR/false.out")"
 
 # Then the NICs go: every Buffer posted to an owner or sent comes home.
 defaults() {
