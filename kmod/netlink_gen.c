@@ -42,8 +42,9 @@ const struct nla_policy drack_section_req_nl_policy[DRACK_A_SECTION_CLASS + 1] =
 	[DRACK_A_SECTION_CLASS] = NLA_POLICY_MAX(NLA_U32, 1),
 };
 
-const struct nla_policy drack_vnic_req_nl_policy[DRACK_A_VNIC_MAC + 1] = {
+const struct nla_policy drack_vnic_req_nl_policy[DRACK_A_VNIC_STEER + 1] = {
 	[DRACK_A_VNIC_MAC] = NLA_POLICY_EXACT_LEN(6),
+	[DRACK_A_VNIC_STEER] = NLA_POLICY_MAX(NLA_U32, 15),
 };
 
 /* Global operation policy for drack */
@@ -58,7 +59,7 @@ const struct nla_policy drack_nl_policy[DRACK_A_REFUSAL + 1] = {
 };
 
 /* Ops table for drack */
-const struct genl_small_ops drack_nl_ops[18] = {
+const struct genl_small_ops drack_nl_ops[19] = {
 	{
 		.cmd	= DRACK_CMD_POOL_GET,
 		.doit	= drack_nl_pool_get_doit,
@@ -141,6 +142,11 @@ const struct genl_small_ops drack_nl_ops[18] = {
 	{
 		.cmd	= DRACK_CMD_SECTION_REFUSE,
 		.doit	= drack_nl_section_refuse_doit,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= DRACK_CMD_NIC_STEER,
+		.doit	= drack_nl_nic_steer_doit,
 		.flags	= GENL_ADMIN_PERM,
 	},
 };

@@ -26,13 +26,13 @@ extern const struct nla_policy drack_host_req_nl_policy[DRACK_A_HOST_IFINDEX + 1
 extern const struct nla_policy drack_nic_req_nl_policy[DRACK_A_NIC_IFINDEX + 1];
 extern const struct nla_policy drack_pool_req_nl_policy[DRACK_A_POOL_REGIONS + 1];
 extern const struct nla_policy drack_section_req_nl_policy[DRACK_A_SECTION_CLASS + 1];
-extern const struct nla_policy drack_vnic_req_nl_policy[DRACK_A_VNIC_MAC + 1];
+extern const struct nla_policy drack_vnic_req_nl_policy[DRACK_A_VNIC_STEER + 1];
 
 /* Global operation policy for drack */
 extern const struct nla_policy drack_nl_policy[DRACK_A_REFUSAL + 1];
 
 /* Ops table for drack */
-extern const struct genl_small_ops drack_nl_ops[18];
+extern const struct genl_small_ops drack_nl_ops[19];
 
 int drack_nl_pool_get_doit(struct sk_buff *skb, struct genl_info *info);
 int drack_nl_pool_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
@@ -54,6 +54,7 @@ int drack_nl_nic_unexport_doit(struct sk_buff *skb, struct genl_info *info);
 int drack_nl_nic_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int drack_nl_nic_assign_doit(struct sk_buff *skb, struct genl_info *info);
 int drack_nl_section_refuse_doit(struct sk_buff *skb, struct genl_info *info);
+int drack_nl_nic_steer_doit(struct sk_buff *skb, struct genl_info *info);
 
 enum {
 	DRACK_NLGRP_EVENTS,

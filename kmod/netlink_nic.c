@@ -195,6 +195,58 @@ out:
 	return err;
 }
 
+int drack_nl_nic_steer_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	const struct nlattr *na, *ha, *sa;
+	struct drack_pool *pool;
+	u32 nic, host, steer = 0;
+	int err = 0;
+
+	na = DRACK_NL_NEED(info, DRACK_A_NIC, DRACK_A_NIC_ID, "missing NIC id");
+	ha = na ? DRACK_NL_NEED(info, DRACK_A_HOST, DRACK_A_HOST_ID,
+				"missing host id") : NULL;
+	if (!ha)
+		return -EINVAL;
+	nic = nla_get_u32(na);
+	host = nla_get_u32(ha);
+	sa = DRACK_NL_ATTR(info, DRACK_A_VNIC, DRACK_A_VNIC_STEER);
+
+	mutex_lock(&drack_pools_lock);
+	pool = drack_nl_fm_pool(info);
+	if (IS_ERR(pool)) {
+		err = PTR_ERR(pool);
+		goto out;
+	}
+	if (nic >= pool->geo.max_nics) {
+		NL_SET_ERR_MSG_ATTR(info->extack, na,
+				    "NIC id beyond the pool's NIC table");
+		err = -ERANGE;
+		goto out;
+	}
+	if (host >= pool->geo.max_hosts) {
+		NL_SET_ERR_MSG_ATTR(info->extack, ha,
+				    "host id beyond the pool's host table");
+		err = -ERANGE;
+		goto out;
+	}
+	if (sa) {
+		steer = nla_get_u32(sa);
+		if (steer >= pool->geo.max_nics) {
+			NL_SET_ERR_MSG_ATTR(info->extack, sa,
+					    "steer: NIC id beyond the pool's NIC table");
+			err = -ERANGE;
+			goto out;
+		}
+		steer++;
+	}
+	WRITE_ONCE(drack_vq_ctl(pool, nic, host)->steer, cpu_to_le16(steer));
+	drack_pool_nics_changed(pool);
+	drack_pool_kick(pool, host);
+out:
+	mutex_unlock(&drack_pools_lock);
+	return err;
+}
+
 /* This netns' view of @nic: the exported device, if it is here. */
 static int drack_nl_fill_nic_local(struct sk_buff *skb, struct net *net,
 				   struct drack_pool *pool, u32 nic)
@@ -246,7 +298,10 @@ static int drack_nl_fill_vnic(struct sk_buff *skb, struct net *net,
 		    nla_put_string(skb, DRACK_A_VNIC_IFNAME, vn->ndev->name) ||
 		    nla_put_u32(skb, DRACK_A_VNIC_VIA, READ_ONCE(vn->via)) ||
 		    nla_put_u32(skb, DRACK_A_VNIC_FAILOVERS,
-				READ_ONCE(vn->st.failovers)))
+				READ_ONCE(vn->st.failovers)) ||
+		    (drack_vnic_steer(pool, nic, h) >= 0 &&
+		     nla_put_u32(skb, DRACK_A_VNIC_STEER,
+				 drack_vnic_steer(pool, nic, h))))
 			err = -EMSGSIZE;
 		if (!err) {
 			/* What the FM assigned, as owners serve it. */

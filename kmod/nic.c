@@ -57,10 +57,10 @@ int drack_nic_buf_class(struct drack_pool *pool, u32 host, u64 off)
  * How long an owner's heartbeat may stand still: nic_failover_ms, but
  * never under two beats, or a live owner would look dead between them.
  */
-static unsigned long drack_nic_silence(void)
+static unsigned int drack_nic_silence_ms(void)
 {
-	return msecs_to_jiffies(max(READ_ONCE(drack_nic_failover_ms),
-				    2 * drack_heartbeat_period_ms()));
+	return max(READ_ONCE(drack_nic_failover_ms),
+		   2 * drack_heartbeat_period_ms());
 }
 
 /* Is @nic's owner alive: UP and its heartbeat moving? */
@@ -73,7 +73,15 @@ static bool drack_nic_owner_alive(struct drack_dev *dd, u32 nic, u32 owner)
 		return false;
 	if (owner == dd->host)
 		return true;
-	return time_before(jiffies, at + drack_nic_silence());
+	/*
+	 * Dead only if the silence lasted that long and our own checks, as
+	 * many as fit in it, ran meanwhile: when this kernel itself was held
+	 * up (a loaded or preempted VM), the owner's beat was too, and a
+	 * long gap in wall time alone is no sign of death.
+	 */
+	return time_before(jiffies, at + msecs_to_jiffies(drack_nic_silence_ms())) ||
+	       READ_ONCE(dd->nic.owner_quiet[nic]) <
+	       DIV_ROUND_UP(drack_nic_silence_ms(), drack_heartbeat_period_ms());
 }
 
 bool drack_nic_usable(struct drack_dev *dd, u32 nic)
@@ -156,13 +164,25 @@ static bool drack_nic_want_port(struct drack_dev *dd, u32 nic)
 	       le32_to_cpu(READ_ONCE(e->generation));
 }
 
+/*
+ * Where vNIC @vn goes: the NIC the fabric manager steers it to while that
+ * one is usable (and not being let go of), else its own, else the usable
+ * one with the shortest queue.
+ */
 static struct drack_nic_port *drack_nic_best_port(struct drack_dev *dd,
-					       struct drack_vnic *vn)
+					       struct drack_vnic *vn,
+					       u64 dropping)
 {
+	int steer = drack_vnic_steer(dd->pool, vn->id, dd->host);
 	struct drack_nic_host *nh = &dd->nic;
 	struct drack_nic_port *vp, *best = NULL;
 	u32 n, depth, best_depth = U32_MAX;
 
+	if (steer >= 0 && !(dropping & BIT_ULL(steer))) {
+		vp = rtnl_dereference(nh->vport[steer]);
+		if (vp && drack_nic_usable(dd, steer))
+			return vp;
+	}
 	vp = rtnl_dereference(nh->vport[vn->id]);
 	if (vp && drack_nic_usable(dd, vn->id))
 		return vp;
@@ -191,7 +211,8 @@ static void drack_nic_route_all(struct drack_dev *dd, u64 dropping)
 		vn = rtnl_dereference(nh->vnic[n]);
 		if (!vn)
 			continue;
-		vp = drack_dev_active(dd) ? drack_nic_best_port(dd, vn) : NULL;
+		vp = drack_dev_active(dd) ?
+		     drack_nic_best_port(dd, vn, dropping) : NULL;
 		if (vp && (dropping & BIT_ULL(vp->nic)))
 			vp = NULL;
 		drack_vnic_route(vn, vp);
@@ -335,13 +356,18 @@ void drack_nic_tick(struct drack_dev *dd)
 			if (beat != nh->owner_beat[n]) {
 				nh->owner_beat[n] = beat;
 				nh->owner_beat_at[n] = jiffies;
+				WRITE_ONCE(nh->owner_quiet[n], 0);
+			} else if (nh->owner_quiet[n] < U16_MAX) {
+				WRITE_ONCE(nh->owner_quiet[n],
+					   nh->owner_quiet[n] + 1);
 			}
 		}
 		/* What routing depends on, folded into one word. */
 		fp = state | drack_nic_usable(dd, n) << 4 |
 		     !!(le64_to_cpu(READ_ONCE(e->assigned)) &
 			BIT_ULL(dd->host)) << 5 |
-		     (drack_nic_want_port(dd, n) << 6) | owner << 8;
+		     (drack_nic_want_port(dd, n) << 6) | (owner & 0xff) << 8 |
+		     (drack_vnic_steer(pool, n, dd->host) + 1) << 16;
 		if (fp != nh->seen_state[n] ||
 		    le32_to_cpu(READ_ONCE(e->generation)) != nh->seen_gen[n]) {
 			nh->seen_state[n] = fp;

@@ -155,6 +155,8 @@ struct drack_nic_host {
 	struct delayed_work reap_work;
 	u64 owner_beat[DRACK_MAX_NICS];		/* last owner heartbeat seen */
 	unsigned long owner_beat_at[DRACK_MAX_NICS];
+	/* Our liveness checks in a row that saw the owner's beat stand. */
+	u16 owner_quiet[DRACK_MAX_NICS];
 	u32 seen_state[DRACK_MAX_NICS];		/* to notice changes fast */
 	u32 seen_gen[DRACK_MAX_NICS];
 	/*
@@ -203,6 +205,17 @@ static inline void drack_vnic_assigned_mac(struct drack_pool *pool, u32 nic,
 	memcpy(mac, drack_vq_ctl(pool, nic, host)->mac, ETH_ALEN);
 	if (!drack_vnic_mac_ok(mac, host))
 		drack_vnic_mac(mac, pool->id, host, nic);
+}
+
+/*
+ * The NIC the fabric manager steers @host's vNIC @nic to, or -1 (its own,
+ * no choice). A value beyond the NIC table is no choice.
+ */
+static inline int drack_vnic_steer(struct drack_pool *pool, u32 nic, u32 host)
+{
+	u32 s = le16_to_cpu(READ_ONCE(drack_vq_ctl(pool, nic, host)->steer));
+
+	return s && s <= pool->geo.max_nics ? (int)s - 1 : -1;
 }
 
 /* nic.c: per-device setup, the reconcile work, the tick, notifiers */

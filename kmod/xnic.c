@@ -10,6 +10,7 @@
 #include <linux/ethtool.h>
 #include <linux/if_arp.h>
 #include <linux/virtio_net.h>
+#include <net/sch_generic.h>
 #include "device.h"
 
 #define DRACK_XNIC_QUANTUM	16	/* TX entries per host and round */
@@ -312,6 +313,24 @@ bool drack_xnic_pending(struct drack_xnic *x)
 	return false;
 }
 
+/*
+ * Packets waiting in the physical NIC's qdiscs (RCU-bh held): what the
+ * wire has not taken yet, the vNICs' frames and the owner's own alike.
+ * A racy read of counters; a load figure, not an account.
+ */
+static u32 drack_xnic_qdisc_len(struct net_device *dev)
+{
+	struct Qdisc *q;
+	u32 i, len = 0;
+
+	for (i = 0; i < dev->real_num_tx_queues; i++) {
+		q = rcu_dereference_bh(netdev_get_tx_queue(dev, i)->qdisc);
+		if (q && !(q->flags & TCQ_F_BUILTIN))
+			len += qdisc_qlen_sum(q);
+	}
+	return len;
+}
+
 /* Heartbeat: publish the load the FM and failover choices look at. */
 void drack_xnic_tick(struct drack_xnic *x)
 {
@@ -324,6 +343,7 @@ void drack_xnic_tick(struct drack_xnic *x)
 			depth += min(drack_ring_prod(&x->hosts[h].tx) -
 				     READ_ONCE(x->hosts[h].tx.idx),
 				     x->hosts[h].tx.size);
+	depth += drack_xnic_qdisc_len(x->lower);
 	WRITE_ONCE(e->queue_depth, cpu_to_le32(depth));
 	drack_counters_fold(&x->st, v);
 	WRITE_ONCE(e->tx_bytes, cpu_to_le64(v[DRACK_XS_TX_BYTES]));

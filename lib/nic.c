@@ -48,6 +48,8 @@ static int dl_nic_parse(struct nlmsghdr *nlh, void *arg)
 		n.vnic_host = dl_u32(vt, DRACK_A_VNIC_HOST);
 	n.vnic_via = dl_u32(vt, DRACK_A_VNIC_VIA);
 	n.vnic_failovers = dl_u32(vt, DRACK_A_VNIC_FAILOVERS);
+	n.vnic_steer = vt[DRACK_A_VNIC_STEER] ?
+		       (int32_t)dl_u32(vt, DRACK_A_VNIC_STEER) : -1;
 	if (vt[DRACK_A_VNIC_MAC])
 		memcpy(n.vnic_mac, nla_data(vt[DRACK_A_VNIC_MAC]),
 		       sizeof(n.vnic_mac));
@@ -176,4 +178,31 @@ int drack_nic_assign_mac(struct drack_nl *nl, uint32_t pool, uint32_t nic,
 		return -ENOMEM;
 	}
 	return dl_txn(nl->sk, msg, NULL, NULL, errbuf, errlen);
+}
+
+int drack_nic_steer(struct drack_nl *nl, uint32_t pool, uint32_t nic,
+		    uint32_t host, int via, char *errbuf, size_t errlen)
+{
+	struct nlattr *nest;
+	struct nl_msg *msg;
+
+	if (errbuf && errlen)
+		errbuf[0] = '\0';
+	msg = dl_msg(nl, DRACK_CMD_NIC_STEER, 0);
+	if (!msg)
+		return -ENOMEM;
+	if (dl_put_id(msg, DRACK_A_POOL, DRACK_A_POOL_ID, pool) < 0 ||
+	    dl_put_id(msg, DRACK_A_NIC, DRACK_A_NIC_ID, nic) < 0 ||
+	    dl_put_id(msg, DRACK_A_HOST, DRACK_A_HOST_ID, host) < 0)
+		goto nomem;
+	if (via >= 0) {
+		nest = nla_nest_start(msg, DRACK_A_VNIC | NLA_F_NESTED);
+		if (!nest || nla_put_u32(msg, DRACK_A_VNIC_STEER, via) < 0)
+			goto nomem;
+		nla_nest_end(msg, nest);
+	}
+	return dl_txn(nl->sk, msg, NULL, NULL, errbuf, errlen);
+nomem:
+	nlmsg_free(msg);
+	return -ENOMEM;
 }

@@ -116,6 +116,7 @@ struct nla_policy dl_vnic_policy[DRACK_A_VNIC_MAX + 1] = {
 	[DRACK_A_VNIC_DROPS_OVERSIZE] = { .type = NLA_U32 },
 	[DRACK_A_VNIC_DROPS_LINK_LOCAL] = { .type = NLA_U32 },
 	[DRACK_A_VNIC_DROPS_FILTERED] = { .type = NLA_U32 },
+	[DRACK_A_VNIC_STEER] = { .type = NLA_U32 },
 };
 
 /* What replies may carry in set stats; checked before any nla_get. */

@@ -211,14 +211,16 @@ struct drack_nic_entry {
  * allmulti). h bumps @seq at every attach; the owner stores in @flushed
  * the @seq it served once it no longer touches h's Buffers (h detached,
  * or the NIC was unexported), and in @drops what it dropped of h's
- * frames on NIC n (enum drack_vq_drop).
+ * frames on NIC n (enum drack_vq_drop). @steer, written by the fabric
+ * manager's kernel: 0, h's vNIC n goes through NIC n; m + 1, through NIC
+ * m while m is usable (its scheduling policy's choice).
  */
 struct drack_vq_ctl {
 	__le32 attached;		/* NIC generation h uses, 0: none */
 	__le32 flags;			/* DRACK_VQ_F_* */
 	__le64 vnics;			/* bit v: h's vNIC v goes through n */
 	__u8 mac[6];			/* FM: MAC of h's vNIC n */
-	__le16 reserved0;
+	__le16 steer;			/* FM: NIC to carry h's vNIC n + 1 */
 	__le32 flushed;			/* owner: @seq it let go of */
 	__le32 seq;			/* h: attach counter */
 	__le64 mc_filter[2];		/* h: multicast groups of vNIC n */

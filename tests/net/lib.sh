@@ -21,7 +21,7 @@
 #   drack_setup N [MTU] [PARAMS] insmod, fmd, N hosts h0..hN-1 (one KTAP result)
 #   drack_load [PARAMS...]       insmod $DRACK_KO PARAMS (modprobe drack PARAMS
 #                                when DRACK_KO is empty)
-#   drack_start_fmd              $DRACK_FMD -v in the background
+#   drack_start_fmd              $DRACK_FMD -v $DRACK_FMD_ARGS in the background
 #   drack_hosts N [MTU]          netns h0..hN-1 with rack0 up, 198.18.0.(i+1)/24,
 #                                2001:db8:d7::(i+1)/64
 #   drack_stat NS NAME [DEV]     one ethtool -S counter
@@ -285,7 +285,8 @@ drack_load() {
 
 drack_start_fmd() {
 	[[ -x $DRACK_FMD ]] || { echo "no $DRACK_FMD: run make tools"; return 1; }
-	"$DRACK_FMD" -v >/tmp/fmd.log 2>&1 </dev/null &
+	# shellcheck disable=SC2086 # DRACK_FMD_ARGS: words, e.g. "-c FILE"
+	"$DRACK_FMD" -v ${DRACK_FMD_ARGS:-} >/tmp/fmd.log 2>&1 </dev/null &
 	DRACK_FMD_PID=$!
 	sleep 0.3
 	kill -0 "$DRACK_FMD_PID" 2>/dev/null || {

@@ -110,6 +110,8 @@ static const struct cmd cmds[NCMDS] = {
 		  P(DRACK_A_PEER, DRACK_A_PEER_STALLED)) },
 	[DRACK_CMD_SECTION_REFUSE] = { "section-refuse", true, false, true,
 		L(AP(ID), AH(ID), DRACK_A_REFUSAL) },
+	[DRACK_CMD_NIC_STEER] = { "nic-steer", true, false, true,
+		L(AP(ID), AN(ID), AH(ID), P(DRACK_A_VNIC, DRACK_A_VNIC_STEER)) },
 	[DRACK_CMD_MAX + 1] = { "max+1", .req = L(AP(ID)) },
 	[DRACK_CMD_MAX + 2] = { "max+2", .req = L(AP(ID)) },
 };

@@ -23,7 +23,8 @@
  *     setpriv --reuid=nobody, or root of unshare -Urn): every
  *     state-changing command (SECTION_GRANT, SECTION_REFUSE,
  *     SECTION_REVOKE, HOST_FENCE, HOST_RECLAIM, FM_REGISTER,
- *     FM_UNREGISTER, POOL_FORMAT, NIC_EXPORT, NIC_UNEXPORT, NIC_ASSIGN)
+ *     FM_UNREGISTER, POOL_FORMAT, NIC_EXPORT, NIC_UNEXPORT, NIC_ASSIGN,
+ *     NIC_STEER)
  *     is refused, with EPERM when the header is well formed (or
  *     EOPNOTSUPP for NLM_F_DUMP: kernels 6.2 and later look up the dump
  *     op, which write commands lack, before checking the permission);

@@ -34,6 +34,20 @@ void fmd_conf_defaults(struct fmd_conf *c)
 	c->nic_assign = true;
 	c->nic_load_interval_s = 10;
 	c->vnic_mac_rack = FMD_RACK_POOL;
+	c->nic_schedule = FMD_SCHED_STATIC;
+	c->queue_depth_high = 16;
+	c->nic_hold_ms = 2000;
+}
+
+static const char *const fmd_schedules[FMD_SCHED_NR] = {
+	[FMD_SCHED_STATIC] = "static",
+	[FMD_SCHED_ROUND_ROBIN] = "round-robin",
+	[FMD_SCHED_QUEUE_DEPTH] = "queue-depth",
+};
+
+const char *fmd_nic_schedule_name(uint32_t s)
+{
+	return s < FMD_SCHED_NR ? fmd_schedules[s] : "?";
 }
 
 static int fmd_conf_fail(char *err, size_t errlen, const char *fmt, ...)
@@ -169,6 +183,10 @@ static const struct fmd_conf_num fmd_conf_nums[] = {
 		"0 (never) or 1 to 86400 seconds"),
 	FMD_NUM("vnic-mac-rack", vnic_mac_rack, 0, 255, true,
 		"0 to 255, byte 3 of the vNIC MACs"),
+	FMD_NUM("queue-depth-high", queue_depth_high, 1, 100000, false,
+		"1 to 100000 packets"),
+	FMD_NUM("nic-hold-ms", nic_hold_ms, 100, 600000, false,
+		"100 to 600000"),
 };
 
 int fmd_conf_set(struct fmd_conf *c, const char *key, const char *value,
@@ -203,6 +221,17 @@ int fmd_conf_set(struct fmd_conf *c, const char *key, const char *value,
 			return fmd_conf_fail(err, errlen,
 				"invalid value '%s' for nic-assign (expected yes or no)",
 				value);
+		return 0;
+	}
+	if (!strcmp(key, "nic-schedule")) {
+		for (i = 0; i < FMD_SCHED_NR; i++)
+			if (!strcmp(value, fmd_schedules[i]))
+				break;
+		if (i == FMD_SCHED_NR)
+			return fmd_conf_fail(err, errlen,
+				"invalid value '%s' for nic-schedule (expected static, round-robin or queue-depth)",
+				value);
+		c->nic_schedule = (uint32_t)i;
 		return 0;
 	}
 	if (!strcmp(key, "pools")) {
@@ -390,8 +419,9 @@ void fmd_conf_describe(const struct fmd_conf *c, char *buf, size_t len)
 	else
 		snprintf(nicload, sizeof(nicload), "off");
 	snprintf(buf, len,
-		 "quota %s, reclaim %s, dead-timeout %s, poll %u ms, pools %s, format %s, nic-assign %s, nic-load %s, log-level %s",
+		 "quota %s, reclaim %s, dead-timeout %s, poll %u ms, pools %s, format %s, nic-assign %s, nic-load %s, nic-schedule %s, log-level %s",
 		 quota, reclaim, dead, c->poll_interval_ms, pools, format,
 		 c->nic_assign ? "yes" : "no", nicload,
+		 fmd_nic_schedule_name(c->nic_schedule),
 		 levels[c->log_level]);
 }

@@ -238,6 +238,7 @@ void fmd_nic_poll(struct drack_nl *nl, struct fmd_pool *fp)
 		return;
 	fmd_nic_note(fp, &s);
 	fmd_nic_sync(nl, fp, &s);
+	fmd_sched_pass(nl, fp, s.n, s.present);
 }
 
 void fmd_nic_hosts_changed(struct drack_nl *nl, struct fmd_pool *fp)

@@ -163,6 +163,7 @@ int fmd_pool_register(struct drack_nl *nl, struct fmd_pool *fp,
 	if (fp->reg_err != -EOPNOTSUPP)
 		fp->reg_err = 0;
 	fp->registered = true;
+	fp->nic.sched.synced = false;	/* steering set afresh */
 	fmd_dbg("pool %u: registered as its fabric manager", fp->id);
 
 	if (fmd_conf.format)

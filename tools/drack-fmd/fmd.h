@@ -53,7 +53,20 @@ struct fmd_conf {
 	uint32_t nic_load_interval_s;	/* NIC load log period, 0: never */
 	uint32_t vnic_mac_rack;		/* byte 3 of vNIC MACs, or: */
 #define FMD_RACK_POOL	UINT32_MAX	/* the pool id */
+	uint32_t nic_schedule;		/* enum fmd_nic_schedule */
+	uint32_t queue_depth_high;	/* queue-depth: a deep queue, packets */
+	uint32_t nic_hold_ms;		/* queue-depth: between two moves */
 };
+
+/* Which NIC carries each host's vNICs (fmd-sched.c). */
+enum fmd_nic_schedule {
+	FMD_SCHED_STATIC,	/* its own NIC (failover aside) */
+	FMD_SCHED_ROUND_ROBIN,	/* host h's vNIC k on the (k + h)th usable NIC */
+	FMD_SCHED_QUEUE_DEPTH,	/* off the deepest queue, onto the shallowest */
+	FMD_SCHED_NR,
+};
+
+const char *fmd_nic_schedule_name(uint32_t s);
 
 /* The configuration in force. */
 extern struct fmd_conf fmd_conf;
@@ -135,10 +148,19 @@ struct fmd_nic_mem {
 	uint64_t load_when;		/* 0: no load line yet */
 };
 
+/* fmd-sched.c: the steering this daemon set, [vNIC's NIC][host]. */
+struct fmd_sched_mem {
+	bool synced;			/* steer[][] is what the pool has */
+	int8_t steer[DRACK_MAX_NICS][DRACK_MAX_HOSTS];	/* -1: its own */
+	uint64_t last_move;		/* queue-depth: ms of the last move */
+	uint32_t cursor;		/* queue-depth: whose vNIC moves next */
+};
+
 struct fmd_nic_pool {
 	bool seen;			/* the table was read once */
 	bool unsupported;		/* drack.ko refused DRACK_CMD_NIC_GET */
 	struct fmd_nic_mem nic[DRACK_MAX_NICS];
+	struct fmd_sched_mem sched;
 };
 
 struct fmd_pool {
@@ -209,6 +231,14 @@ void fmd_host_state(struct fmd_pool *fp, uint32_t host, uint32_t state);
  * reclaim is waiting for live hosts (poll sooner).
  */
 bool fmd_health_poll(struct drack_nl *nl, struct fmd_pool *fp);
+
+/* ---- fmd-sched.c: which NIC carries which vNIC ---- */
+/*
+ * One scheduling pass over @fp's NIC table @n (entries with @present),
+ * after the assignments: steer vNICs as nic-schedule says.
+ */
+void fmd_sched_pass(struct drack_nl *nl, struct fmd_pool *fp,
+		    const struct drack_nic_info *n, const bool *present);
 
 /* ---- fmd-nic.c: the NIC pool ---- */
 /*

@@ -22,6 +22,7 @@ static void usage(FILE *out)
 		"       drackctl nic unexport [ dev ] IFNAME\n"
 		"       drackctl [ -s ] nic [ show [ pool POOL ] [ id NIC ] ]\n"
 		"       drackctl nic assign [ pool POOL ] [ id ] NIC host HOST [ on | off ] [ mac MAC ]\n"
+		"       drackctl nic steer [ pool POOL ] [ id ] NIC host HOST via { NIC2 | home }\n"
 		"       drackctl nic mptcp { on | off | show }\n"
 		"       drackctl nic policy { mptcp | ecmp | spray | none } [ dev VNIC ]\n"
 		"       drackctl nic policy [ show [ dev VNIC ] ]\n"
@@ -150,6 +151,9 @@ static int print_nic(const struct drack_nic_info *n, void *arg)
 		print_string(PRINT_ANY, "vnic_ifname", " vnic %s",
 			     n->vnic_ifname[0] ? n->vnic_ifname : "?");
 		print_uint(PRINT_ANY, "vnic_via", " via %u", n->vnic_via);
+		if (n->vnic_steer >= 0)
+			print_uint(PRINT_ANY, "vnic_steer", " steer %u",
+				   (unsigned int)n->vnic_steer);
 		print_uint(PRINT_JSON, "vnic_failovers", NULL,
 			   n->vnic_failovers);
 		print_string(PRINT_ANY, "vnic_mac", " vnic_mac %s",
@@ -533,6 +537,8 @@ int do_nic(int argc, char **argv)
 		return nic_unexport(argc - 1, argv + 1);
 	if (!strcmp(*argv, "assign"))
 		return nic_assign(argc - 1, argv + 1);
+	if (!strcmp(*argv, "steer"))
+		return do_nic_steer(argc - 1, argv + 1);
 	if (!strcmp(*argv, "mptcp"))
 		return do_nic_mptcp(argc - 1, argv + 1);
 	if (!strcmp(*argv, "policy"))

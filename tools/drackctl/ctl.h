@@ -220,6 +220,8 @@ int do_nic(int argc, char **argv);
 
 /* "drackctl nic mptcp ...": the arguments after "mptcp". */
 int do_nic_mptcp(int argc, char **argv);
+/* "drackctl nic steer ...": the arguments after "steer". */
+int do_nic_steer(int argc, char **argv);
 /* "drackctl nic policy ...": the arguments after "policy". */
 int do_nic_policy(int argc, char **argv);
 /* A NIC id: below DRACK_MAX_NICS. */

@@ -135,6 +135,7 @@ struct drack_nic_info {
 	uint32_t vnic_failovers;	/* times the vNIC moved */
 	uint8_t vnic_mac[6];		/* the vNIC's MAC, as the FM assigned it */
 	uint32_t vnic_drops[4];		/* the owner's: enum drack_vq_drop */
+	int32_t vnic_steer;		/* NIC the FM steers it to, -1: none */
 };
 
 enum drack_event_type {
@@ -258,6 +259,14 @@ int drack_nic_assign(struct drack_nl *nl, uint32_t pool, uint32_t nic,
 int drack_nic_assign_mac(struct drack_nl *nl, uint32_t pool, uint32_t nic,
 			 uint32_t host, int assign, const uint8_t *mac,
 			 char *errbuf, size_t errlen);
+
+/*
+ * Fabric manager: carry @host's vNIC of NIC @nic through NIC @via while
+ * that one is usable (-1: through its own again). Registration rules as
+ * for drack_section_grant().
+ */
+int drack_nic_steer(struct drack_nl *nl, uint32_t pool, uint32_t nic,
+		    uint32_t host, int via, char *errbuf, size_t errlen);
 
 /*
  * State of the local hosts (drack netdevs in the caller's network

@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# nic_sched: drack-fmd's NIC scheduling (nic-schedule in its
+# configuration, changed at run time by SIGHUP) in nic-lab.bash's lab:
+# h0 owns NIC 0, h1 NIC 1, each host has rack0v0 and rack0v1.
+#
+#   static       every vNIC through its own NIC
+#   round-robin  h1's vNICs swap NICs (h0's stay): vNIC k of host h on
+#                NIC (k + h) mod 2, an iperf3 over the moved vNIC intact
+#   queue-depth  h1 floods its own eth1 through a slow tbf: NIC 1's queue
+#                (the qdisc backlog, published by its owner) grows, and
+#                the FM moves both hosts' rack0v1 to NIC 0, one per
+#                nic-hold-ms; a ping through h0's rack0v1 no longer waits
+#                behind the backlog. static again: everything home.
+#
+# A bad nic-schedule value in a reload is refused and changes nothing.
+# Every decision is in the FM's log and in "drackctl -j nic show"
+# (vnic_steer) of the host.
+#
+# What breaks it: steering ignored by the hosts (via_nic unchanged), the
+# qdisc backlog not in the published queue depth (no move), steers not
+# cleared when the policy goes back to static.
+. "$(dirname "$0")/lib.sh"
+
+. "$(dirname "$0")/nic-lab.bash"
+ktap_plan 12
+CONF=$DRACK_LOGDIR/fmd.conf
+mkdir -p "$DRACK_LOGDIR"
+conf() {
+	printf 'poll-interval-ms = 200\nnic-hold-ms = 1000\nqueue-depth-high = 16\nnic-load-interval = 1\nnic-schedule = %s\n' "$1" >"$CONF"
+}
+conf static
+# shellcheck disable=SC2034 # read by drack_start_fmd (lib.sh)
+DRACK_FMD_ARGS="-c $CONF"
+drack_setup 2 || ktap_finish
+
+ktap_check lab nic_lab_up
+
+via() { drack_stat "$1" via_nic "$2"; }
+# vias: "h0v0 h0v1 h1v0 h1v1" NIC ids
+vias() { echo "$(via h0 rack0v0) $(via h0 rack0v1) $(via h1 rack0v0) $(via h1 rack0v1)"; }
+# steer NS NIC: the host's vnic_steer of NIC in nic show -j, or "-"
+steer() {
+	in_ns "$1" "$DRACKCTL" -j nic show pool 0 | python3 -c '
+import json, sys
+for n in json.load(sys.stdin):
+    if n["nic"] == int(sys.argv[1]):
+        print(n.get("vnic_steer", "-"))' "$2"
+}
+
+# reload POLICY: rewrite the configuration, SIGHUP, wait for the FM to say so
+reload() {
+	local n
+	n=$(grep -c 'configuration reloaded' /tmp/fmd.log)
+	conf "$1"
+	kill -HUP "$DRACK_FMD_PID" || return 1
+	wait_for 10 eval "(( \$(grep -c 'configuration reloaded' /tmp/fmd.log) > n ))" ||
+		{ echo "no reload logged"; tail -n 5 /tmp/fmd.log; return 1; }
+	grep 'configuration reloaded' /tmp/fmd.log | tail -n 1 | grep -q "nic-schedule $1"
+}
+
+static_home() {
+	wait_for 10 eval '[[ $(vias) == "0 1 0 1" ]]' || { echo "vias $(vias), want 0 1 0 1"; return 1; }
+	echo "vias (h0v0 h0v1 h1v0 h1v1): $(vias); steer of h1 NIC 0: $(steer h1 0)"
+	[[ $(steer h1 0) == - && $(steer h1 1) == - ]]
+}
+ktap_check static_every_vnic_home static_home && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
+iperf_server x0 5201 >/dev/null
+
+round_robin() {
+	local pid res
+	# h1's iperf3 through rack0v0 ($X.20) goes on while rack0v0 moves
+	iperf_run h1 "$X.100" 5201 "$DRACK_LOGDIR/rr.json" -t 5 -i 0.5 -B "$X.20" &
+	pid=$!
+	sleep 1.5
+	reload round-robin || { wait "$pid"; return 1; }
+	wait_for 10 eval '[[ $(vias) == "0 1 1 0" ]]' || { echo "vias $(vias), want 0 1 1 0"; wait "$pid"; return 1; }
+	echo "vias (h0v0 h0v1 h1v0 h1v1): $(vias); h1 nic show: NIC 0 steer $(steer h1 0), NIC 1 steer $(steer h1 1)"
+	[[ $(steer h1 0) == 1 && $(steer h1 1) == 0 && $(steer h0 0) == - ]] || { wait "$pid"; return 1; }
+	wait "$pid"
+	res=$(iperf_result "$DRACK_LOGDIR/rr.json" 1) || { echo "iperf3 across the move: $res"; return 1; }
+	echo "iperf3 of h1 through rack0v0 across its move to NIC 1: $res"
+	grep 'nic-schedule round-robin' /tmp/fmd.log | tail -n 2
+}
+ktap_check round_robin_moves_h1 round_robin && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
+bad_reload() {
+	local n out
+	n=$(grep -c 'configuration not reloaded' /tmp/fmd.log)
+	printf 'nic-schedule = fastest\n' >"$CONF"
+	kill -HUP "$DRACK_FMD_PID" || return 1
+	wait_for 10 eval "(( \$(grep -c 'configuration not reloaded' /tmp/fmd.log) > n ))" ||
+		{ echo "bad configuration not refused"; return 1; }
+	grep 'configuration not reloaded' /tmp/fmd.log | tail -n 1
+	sleep 1
+	out=$(vias)
+	[[ $out == "0 1 1 0" ]] || { echo "vias $out after a refused reload"; return 1; }
+	kill -0 "$DRACK_FMD_PID"
+}
+ktap_check bad_schedule_refused bad_reload && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
+ktap_check static_again eval 'reload static && static_home'
+
+# queue depth of NIC as nic show says
+qdepth() {
+	in_ns h0 "$DRACKCTL" -j nic show pool 0 | python3 -c '
+import json, sys
+for n in json.load(sys.stdin):
+    if n["nic"] == int(sys.argv[1]):
+        print(n["queue_depth"])' "$1"
+}
+rtt_v1() { in_ns h0 ping -c 3 -i 0.2 -W 5 -q -I "$X.11" "$X.100" | awk -F/ '/^rtt/ { print $5 }'; }
+
+queue_depth() {
+	local x0mac before after
+	reload queue-depth || return 1
+	x0mac=$(ip -n x0 -j link show br0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["address"])')
+	# NIC 1 busy with its owner's own traffic: 2 Mbit/s, room for a backlog
+	in_ns h1 tc qdisc replace dev eth1 root tbf rate 2mbit burst 16k limit 8000000 || return 1
+	bg flood ip netns exec h1 timeout 60 python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("eth1", 0))
+f = bytes.fromhex(sys.argv[1].replace(":", "")) + bytes(6) + b"\x88\xb5" + bytes(1386)
+while True:
+    for _ in range(200):
+        s.send(f)
+    time.sleep(0.1)' "$x0mac"
+	FLOOD=$BG_PID
+	wait_for 10 eval '(( $(qdepth 1) >= 16 ))' || { echo "NIC 1 queue $(qdepth 1), not deep"; return 1; }
+	before=$(rtt_v1)
+	echo "NIC 1 queue $(qdepth 1), NIC 0 queue $(qdepth 0); ping through h0 rack0v1 avg ${before:-lost} ms"
+	wait_for 20 eval '[[ $(vias) == "0 0 0 0" ]]' || { echo "vias $(vias), want 0 0 0 0"; grep nic-schedule /tmp/fmd.log | tail -n 3; return 1; }
+	after=$(rtt_v1)
+	echo "vias (h0v0 h0v1 h1v0 h1v1): $(vias); ping through h0 rack0v1 avg ${after:-lost} ms; h0 NIC 1 steer $(steer h0 1)"
+	grep 'nic-schedule queue-depth' /tmp/fmd.log | tail -n 2
+	[[ $(steer h0 1) == 0 ]] && awk -v a="$after" 'BEGIN { exit !(a != "" && a < 100) }'
+}
+ktap_check queue_depth_moves_off_busy_nic queue_depth && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
+home_again() {
+	kill_pid "$FLOOD"
+	in_ns h1 tc qdisc del dev eth1 root
+	reload static && static_home
+}
+ktap_check static_after_queue_depth home_again
+
+unexport() {
+	local i
+	for i in 0 1; do in_ns "h$i" "$DRACKCTL" nic unexport dev eth1 || return 1; done
+	for i in 0 1; do
+		wait_for 10 eval "! ip -n h$i link show rack0v0 && ! ip -n h$i link show rack0v1" ||
+			{ echo "h$i still has a vNIC"; return 1; }
+	done
+}
+ktap_check unexport unexport
+
+drack_finish
