@@ -16,6 +16,8 @@
 # make bench-vms   rack0 vs virtio-net between two VMs
 # make bench-nic   the NIC pool: one host's inter-rack throughput through
 #                  the pool vs its own NIC, all-to-all fairness (2 racks x 2 VMs)
+# make bench-failover  NIC-pool failover time, a hung owner and a link down,
+#                  20 trials each, timed on the wire (tests/net/failover.sh)
 # make eval     DRack's application evaluation on the lab racks (2 racks x 2
 #               VMs): Redis hot-key incast, Gloo ring all-reduce and parameter
 #               server, ToR vs drack over theta, intra-rack tcp-rr, CXL latency;
@@ -36,7 +38,7 @@ USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -I$(CURDIR)/kmod -I$(CURDIR)/lib
 
 export CC CFLAGS USER_CFLAGS
 
-.PHONY: all kmod lib tools tests-bin unit netlink-gen dkms-install check check-612 check-debug demo demo-netns bench bench-vms bench-nic bench-stages eval clean install deb deb-check
+.PHONY: all kmod lib tools tests-bin unit netlink-gen dkms-install check check-612 check-debug demo demo-netns bench bench-vms bench-nic bench-failover bench-stages eval clean install deb deb-check
 
 all: kmod lib tools tests-bin
 
@@ -105,6 +107,9 @@ bench-vms:
 
 bench-nic:
 	bash tests/bench/nic-bench.sh
+
+bench-failover:
+	bash tests/bench/failover-bench.sh
 
 eval:
 	bash tests/eval/eval.sh
