@@ -45,7 +45,7 @@ ktap_check link_add_refused link_add_refused
 
 genl_write_refused() {
 	local cmd out rc bad=0
-	for cmd in "host fence 1" "section revoke 3" "pool format 0"; do
+	for cmd in "host fence 1" "section revoke 3" "pool format 0" "nic steer 0 host 1 via 1"; do
 		rc=0
 		# shellcheck disable=SC2086
 		out=$(tenant "$DRACKCTL" $cmd 2>&1) || rc=$?
