@@ -475,6 +475,19 @@ void drack_nl_nic_notify(struct drack_pool *pool, u32 nic)
 	drack_nl_event(DRACK_CMD_NIC_NOTIFY, pool->id, kv, ARRAY_SIZE(kv));
 }
 
+/* The FM steered @host's vNIC of @nic to NIC @steer (-1: its own). */
+void drack_nl_nic_steer_notify(u32 pool_id, u32 nic, u32 host, int steer)
+{
+	const struct drack_nl_kv kv[] = {
+		{ DRACK_A_NIC, DRACK_A_NIC_ID, nic },
+		{ DRACK_A_HOST, DRACK_A_HOST_ID, host },
+		{ DRACK_A_VNIC, DRACK_A_VNIC_STEER, steer },
+	};
+
+	drack_nl_event(DRACK_CMD_NIC_STEER, pool_id, kv,
+		       steer < 0 ? ARRAY_SIZE(kv) - 1 : ARRAY_SIZE(kv));
+}
+
 void drack_nl_peer_notify(struct drack_pool *pool, u32 host, u32 peer,
 			  bool stalled)
 {

@@ -23,6 +23,7 @@ void drack_nl_host_notify(struct drack_pool *pool, u32 host, u32 state);
 void drack_nl_section_notify(struct drack_pool *pool, u32 section, u32 owner,
 			     u32 buf_class);
 void drack_nl_nic_notify(struct drack_pool *pool, u32 nic);
+void drack_nl_nic_steer_notify(u32 pool_id, u32 nic, u32 host, int steer);
 void drack_nl_peer_notify(struct drack_pool *pool, u32 host, u32 peer,
 			  bool stalled);
 

@@ -198,8 +198,8 @@ out:
 int drack_nl_nic_steer_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct nlattr *na, *ha, *sa;
+	u32 nic, host, steer = 0, pool_id = 0;
 	struct drack_pool *pool;
-	u32 nic, host, steer = 0;
 	int err = 0;
 
 	na = DRACK_NL_NEED(info, DRACK_A_NIC, DRACK_A_NIC_ID, "missing NIC id");
@@ -242,8 +242,11 @@ int drack_nl_nic_steer_doit(struct sk_buff *skb, struct genl_info *info)
 	WRITE_ONCE(drack_vq_ctl(pool, nic, host)->steer, cpu_to_le16(steer));
 	drack_pool_nics_changed(pool);
 	drack_pool_kick(pool, host);
+	pool_id = pool->id;
 out:
 	mutex_unlock(&drack_pools_lock);
+	if (!err)
+		drack_nl_nic_steer_notify(pool_id, nic, host, (int)steer - 1);
 	return err;
 }
 

@@ -75,7 +75,7 @@ static int dl_event_parse(struct drack_events *ev, struct nlmsghdr *nlh,
 	struct nlattr *top[DRACK_A_MAX + 1], *pt[DRACK_A_POOL_MAX + 1];
 	struct nlattr *ht[DRACK_A_HOST_MAX + 1], *st[DRACK_A_SECTION_MAX + 1];
 	struct nlattr *ct[DRACK_A_CLASS_MAX + 1], *nt[DRACK_A_NIC_MAX + 1];
-	struct nlattr *rt[DRACK_A_PEER_MAX + 1];
+	struct nlattr *rt[DRACK_A_PEER_MAX + 1], *vt[DRACK_A_VNIC_MAX + 1];
 	struct genlmsghdr *gnlh;
 	struct drack_event e;
 
@@ -85,7 +85,7 @@ static int dl_event_parse(struct drack_events *ev, struct nlmsghdr *nlh,
 	    dl_nest(top, DRACK_A_POOL, pt) || dl_nest(top, DRACK_A_HOST, ht) ||
 	    dl_nest(top, DRACK_A_SECTION, st) ||
 	    dl_nest(top, DRACK_A_CLASS, ct) || dl_nest(top, DRACK_A_NIC, nt) ||
-	    dl_nest(top, DRACK_A_PEER, rt))
+	    dl_nest(top, DRACK_A_PEER, rt) || dl_nest(top, DRACK_A_VNIC, vt))
 		return 0;
 	if (!pt[DRACK_A_POOL_ID])
 		return 0;
@@ -113,6 +113,11 @@ static int dl_event_parse(struct drack_events *ev, struct nlmsghdr *nlh,
 		if (!nt[DRACK_A_NIC_ID] || !nt[DRACK_A_NIC_STATE])
 			return 0;
 		break;
+	case DRACK_CMD_NIC_STEER:
+		e.type = DRACK_EVENT_NIC_STEER;
+		if (!nt[DRACK_A_NIC_ID] || !ht[DRACK_A_HOST_ID])
+			return 0;
+		break;
 	case DRACK_CMD_PEER_NOTIFY:
 		e.type = DRACK_EVENT_PEER_NOTIFY;
 		if (!ht[DRACK_A_HOST_ID] || !rt[DRACK_A_PEER_ID])
@@ -130,6 +135,11 @@ static int dl_event_parse(struct drack_events *ev, struct nlmsghdr *nlh,
 	e.state = dl_u32(ht, DRACK_A_HOST_STATE);
 	e.section = dl_u32(st, DRACK_A_SECTION_ID);
 	e.owner = dl_u32(st, DRACK_A_SECTION_OWNER);
+	if (e.type == DRACK_EVENT_NIC_STEER) {
+		e.nic = dl_u32(nt, DRACK_A_NIC_ID);
+		e.steer = vt[DRACK_A_VNIC_STEER] ?
+			  (int32_t)dl_u32(vt, DRACK_A_VNIC_STEER) : -1;
+	}
 	if (e.type == DRACK_EVENT_NIC_NOTIFY) {
 		e.nic = dl_u32(nt, DRACK_A_NIC_ID);
 		e.state = dl_u32(nt, DRACK_A_NIC_STATE);

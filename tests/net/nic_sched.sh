@@ -16,8 +16,8 @@
 #                100 ms, less than half of before). static: all home.
 #
 # A bad nic-schedule value in a reload is refused and changes nothing.
-# Every decision is in the FM's log and in "drackctl -j nic show"
-# (vnic_steer) of the host.
+# Every decision is in the FM's log, in "drackctl -j nic show" (vnic_steer)
+# of the host and an event in "drackctl monitor nic".
 #
 # What breaks it: steering ignored by the hosts (via_nic unchanged), the
 # qdisc backlog not in the published queue depth (no move), steers not
@@ -71,7 +71,9 @@ ktap_check static_every_vnic_home static_home && diag "$(cat "$DRACK_LOGDIR/chec
 iperf_server x0 5201 >/dev/null
 
 round_robin() {
-	local pid res
+	local pid res mon
+	bg monitor "$DRACKCTL" -j monitor nic
+	mon=$BG_PID
 	# h1's iperf3 through rack0v0 ($X.20) goes on while rack0v0 moves
 	iperf_run h1 "$X.100" 5201 "$DRACK_LOGDIR/rr.json" -t 5 -i 0.5 -B "$X.20" &
 	pid=$!
@@ -84,6 +86,11 @@ round_robin() {
 	res=$(iperf_result "$DRACK_LOGDIR/rr.json" 1) || { echo "iperf3 across the move: $res"; return 1; }
 	echo "iperf3 of h1 through rack0v0 across its move to NIC 1: $res"
 	grep 'nic-schedule round-robin' /tmp/fmd.log | tail -n 2
+	# The decisions as events: drackctl monitor nic
+	kill_pid "$mon"
+	grep nic_steer "$DRACK_LOGDIR/monitor.log"
+	grep -q '"event":"nic_steer","pool":0,"nic":0,"host":1,"steer":1' "$DRACK_LOGDIR/monitor.log" &&
+		grep -q '"event":"nic_steer","pool":0,"nic":1,"host":1,"steer":0' "$DRACK_LOGDIR/monitor.log"
 }
 ktap_check round_robin_moves_h1 round_robin && diag "$(cat "$DRACK_LOGDIR/check.out")"
 

@@ -70,6 +70,8 @@ static void fmd_event(const struct drack_event *e, void *arg)
 			 e->peer, e->stalled ? "stalled: frames to it are dropped" :
 			 "consumes again");
 		break;
+	case DRACK_EVENT_NIC_STEER:
+		break;		/* our own decisions, logged by fmd-sched.c */
 	}
 }
 

@@ -17,7 +17,8 @@
 #define MON_SECTION	(1U << DRACK_EVENT_SECTION_REQUEST | \
 			 1U << DRACK_EVENT_SECTION_NOTIFY)
 #define MON_HOST	(1U << DRACK_EVENT_HOST_NOTIFY)
-#define MON_NIC		(1U << DRACK_EVENT_NIC_NOTIFY)
+#define MON_NIC		(1U << DRACK_EVENT_NIC_NOTIFY | \
+			 1U << DRACK_EVENT_NIC_STEER)
 #define MON_PEER	(1U << DRACK_EVENT_PEER_NOTIFY)
 #define MON_ALL		(MON_SECTION | MON_HOST | MON_NIC | MON_PEER)
 
@@ -29,7 +30,8 @@ static void usage(FILE *out)
 		"section: Section requests of hosts short of Buffers, Sections\n"
 		"granted and given back;\n"
 		"host: hosts joining, leaving, fenced and reclaimed;\n"
-		"nic: NICs exported, unexported, going down and up;\n"
+		"nic: NICs exported, unexported, going down and up, vNICs steered\n"
+		"by the fabric manager;\n"
 		"peer: peers a local host found stalled, and recovered. Stops at SIGINT.\n");
 }
 
@@ -101,6 +103,17 @@ static void mon_event(const struct drack_event *e, void *arg)
 		print_string(PRINT_ANY, "state", " state %s",
 			     drack_nic_state_name(e->state));
 		print_uint(PRINT_ANY, "owner", " owner %u", e->owner);
+		break;
+	case DRACK_EVENT_NIC_STEER:
+		print_string(PRINT_ANY, "event", "%s", "nic_steer");
+		print_uint(PRINT_ANY, "pool", " pool %u", e->pool);
+		print_uint(PRINT_ANY, "nic", " nic %u", e->nic);
+		print_uint(PRINT_ANY, "host", " host %u", e->host);
+		if (e->steer >= 0)
+			print_uint(PRINT_ANY, "steer", " via %u",
+				   (unsigned int)e->steer);
+		else
+			print_string(PRINT_FP, NULL, "%s", " via home");
 		break;
 	case DRACK_EVENT_PEER_NOTIFY:
 		print_string(PRINT_ANY, "event", "%s", "peer_notify");

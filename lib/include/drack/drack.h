@@ -144,6 +144,7 @@ enum drack_event_type {
 	DRACK_EVENT_SECTION_NOTIFY,	/* pool, section, owner, buf_class */
 	DRACK_EVENT_NIC_NOTIFY,		/* pool, nic, state (of the NIC), owner */
 	DRACK_EVENT_PEER_NOTIFY,	/* pool, host, peer, stalled */
+	DRACK_EVENT_NIC_STEER,		/* pool, nic, host, steer (-1: home) */
 };
 
 struct drack_event {
@@ -158,6 +159,7 @@ struct drack_event {
 	uint32_t nic;
 	uint32_t peer;
 	uint32_t stalled;
+	int32_t steer;			/* NIC_STEER: the NIC, -1: its own */
 };
 
 typedef int (*drack_pool_cb)(const struct drack_pool_info *pool, void *arg);
