@@ -377,7 +377,7 @@ TEST_F_TIMEOUT(genl, fm_register, 120)
 	/* nic-steer from the FM: what is missing or out of range, refused */
 	REJECT_MISS(a, DRACK_CMD_NIC_STEER, 0, AN(ID), A_POOL, G_HOST(H1));
 	REJECT_MISS(a, DRACK_CMD_NIC_STEER, 0, AH(ID), A_POOL, A_U32(AN(ID), 0));
-	REJECT(a, DRACK_CMD_NIC_STEER, 0, -EINVAL, A_POOL, A_U32(AN(ID), 0),
+	REJECT(a, DRACK_CMD_NIC_STEER, 0, -ERANGE, A_POOL, A_U32(AN(ID), 0),
 	       G_HOST(H1), A_U32(P(DRACK_A_VNIC, DRACK_A_VNIC_STEER), 16));
 	REJECT(a, DRACK_CMD_NIC_STEER, 0, -ERANGE, A_POOL, A_U32(AN(ID), 9999),
 	       G_HOST(H1));
