@@ -328,6 +328,40 @@ static int drack_nl_fill_vnic(struct sk_buff *skb, struct net *net,
 	return err;
 }
 
+/*
+ * What each host the NIC is assigned to posts to it (the FM's demand
+ * view): the bytes its TX ring's producer published and the frames
+ * waiting there. Telemetry from the pool: reported, not trusted; the
+ * frames count is capped at the ring size.
+ */
+static int drack_nl_fill_demand(struct sk_buff *skb, struct drack_pool *pool,
+				u32 nic, u64 assigned)
+{
+	const struct drack_geometry *g = &pool->geo;
+	struct drack_ring_hdr *hdr;
+	struct nlattr *nest;
+	u32 h, queued;
+
+	for (h = 0; h < g->max_hosts && h < 64; h++) {
+		if (!(assigned & BIT_ULL(h)))
+			continue;
+		hdr = drack_pool_ptr(pool, drack_vq_tx_off(g, nic, h));
+		queued = le32_to_cpu(READ_ONCE(hdr->prod)) -
+			 le32_to_cpu(READ_ONCE(hdr->cons));
+		nest = nla_nest_start(skb, DRACK_A_NIC_DEMAND);
+		if (!nest ||
+		    nla_put_u32(skb, DRACK_A_DEMAND_HOST, h) ||
+		    nla_put_u64_64bit(skb, DRACK_A_DEMAND_TX_BYTES,
+				      le64_to_cpu(READ_ONCE(hdr->bytes)),
+				      DRACK_A_DEMAND_PAD) ||
+		    nla_put_u32(skb, DRACK_A_DEMAND_QUEUED,
+				min(queued, g->vq_ring_entries)))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
 static int drack_nl_fill_nic(struct sk_buff *skb, struct netlink_callback *cb,
 			     struct drack_pool *pool, u32 nic)
 {
@@ -372,6 +406,11 @@ static int drack_nl_fill_nic(struct sk_buff *skb, struct netlink_callback *cb,
 			      le64_to_cpu(READ_ONCE(e->drops)),
 			      DRACK_A_NIC_PAD) ||
 	    drack_nl_fill_nic_local(skb, net, pool, nic))
+		goto cancel;
+	/* Per-host traffic: the fabric manager's business, not a tenant's. */
+	if (netlink_capable(cb->skb, CAP_NET_ADMIN) &&
+	    drack_nl_fill_demand(skb, pool, nic,
+				 le64_to_cpu(READ_ONCE(e->assigned))))
 		goto cancel;
 	nla_nest_end(skb, nest);
 	if (drack_nl_fill_vnic(skb, net, pool, nic))

@@ -346,8 +346,11 @@ void drack_nic_tick(struct drack_dev *dd)
 
 		if (x)
 			drack_xnic_tick(x);
-		if (vp && drack_nic_port_pending(vp))
-			napi_schedule(&vp->napi);
+		if (vp) {
+			drack_nic_port_publish(vp);
+			if (drack_nic_port_pending(vp))
+				napi_schedule(&vp->napi);
+		}
 		if (owner < dd->nhosts) {
 			struct drack_host_entry *he = drack_host_entry(pool,
 								       owner);

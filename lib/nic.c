@@ -15,6 +15,29 @@ struct dl_nic_walk {
 	void *arg;
 };
 
+/* The nic nest's demand nests (several of the same type). */
+static void dl_nic_demand(const struct nlattr *nest, struct drack_nic_info *n)
+{
+	struct nlattr *dt[DRACK_A_DEMAND_MAX + 1], *a;
+	int rem;
+
+	if (!nest)
+		return;
+	nla_for_each_nested(a, nest, rem) {
+		if (nla_type(a) != DRACK_A_NIC_DEMAND ||
+		    n->ndemand >= sizeof(n->demand) / sizeof(n->demand[0]) ||
+		    nla_parse_nested(dt, DRACK_A_DEMAND_MAX, a, NULL) < 0 ||
+		    !dt[DRACK_A_DEMAND_HOST])
+			continue;
+		n->demand[n->ndemand].host = nla_get_u32(dt[DRACK_A_DEMAND_HOST]);
+		n->demand[n->ndemand].tx_bytes = dt[DRACK_A_DEMAND_TX_BYTES] ?
+			nla_get_u64(dt[DRACK_A_DEMAND_TX_BYTES]) : 0;
+		n->demand[n->ndemand].queued = dt[DRACK_A_DEMAND_QUEUED] ?
+			nla_get_u32(dt[DRACK_A_DEMAND_QUEUED]) : 0;
+		n->ndemand++;
+	}
+}
+
 static int dl_nic_parse(struct nlmsghdr *nlh, void *arg)
 {
 	struct nlattr *top[DRACK_A_MAX + 1], *pt[DRACK_A_POOL_MAX + 1];
@@ -50,6 +73,7 @@ static int dl_nic_parse(struct nlmsghdr *nlh, void *arg)
 	n.vnic_failovers = dl_u32(vt, DRACK_A_VNIC_FAILOVERS);
 	n.vnic_steer = vt[DRACK_A_VNIC_STEER] ?
 		       (int32_t)dl_u32(vt, DRACK_A_VNIC_STEER) : -1;
+	dl_nic_demand(top[DRACK_A_NIC], &n);
 	if (vt[DRACK_A_VNIC_MAC])
 		memcpy(n.vnic_mac, nla_data(vt[DRACK_A_VNIC_MAC]),
 		       sizeof(n.vnic_mac));

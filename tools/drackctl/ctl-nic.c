@@ -91,6 +91,33 @@ static void print_nic_assigned(uint64_t assigned)
 	close_json_array(PRINT_JSON, NULL);
 }
 
+/*
+ * What each assigned host posts to the NIC (root only): JSON array
+ * "demand"; with -s a line "demand host H tx_bytes B queued Q, ...".
+ */
+static void print_nic_demand(const struct drack_nic_info *n, enum output_type t)
+{
+	uint32_t i;
+
+	if (!n->ndemand)
+		return;
+	if (t == PRINT_JSON)
+		open_json_array(PRINT_JSON, "demand");
+	else
+		print_string(PRINT_FP, NULL, "%s", " demand");
+	for (i = 0; i < n->ndemand; i++) {
+		open_json_object(NULL);
+		print_uint(t, "host", i ? ", host %u" : " host %u",
+			   n->demand[i].host);
+		print_u64(t, "tx_bytes", " tx_bytes %" PRIu64,
+			  n->demand[i].tx_bytes);
+		print_uint(t, "queued", " queued %u", n->demand[i].queued);
+		close_json_object();
+	}
+	if (t == PRINT_JSON)
+		close_json_array(PRINT_JSON, NULL);
+}
+
 /* What the owner dropped of the vNIC's frames, by reason. */
 static void print_vnic_drops(const struct drack_nic_info *n,
 			     enum output_type t)
@@ -160,6 +187,7 @@ static int print_nic(const struct drack_nic_info *n, void *arg)
 			     ctl_mac(n->vnic_mac, mac, sizeof(mac)));
 		print_vnic_drops(n, PRINT_JSON);
 	}
+	print_nic_demand(n, PRINT_JSON);
 	print_nl();
 	if (ctl_stats) {
 		print_indent(4);
@@ -169,6 +197,7 @@ static int print_nic(const struct drack_nic_info *n, void *arg)
 				   n->vnic_failovers);
 			print_vnic_drops(n, PRINT_FP);
 		}
+		print_nic_demand(n, PRINT_FP);
 		print_nl();
 	}
 	close_json_object();

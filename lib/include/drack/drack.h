@@ -136,6 +136,13 @@ struct drack_nic_info {
 	uint8_t vnic_mac[6];		/* the vNIC's MAC, as the FM assigned it */
 	uint32_t vnic_drops[4];		/* the owner's: enum drack_vq_drop */
 	int32_t vnic_steer;		/* NIC the FM steers it to, -1: none */
+	/* With CAP_NET_ADMIN: what each assigned host posts to the NIC. */
+	uint32_t ndemand;
+	struct drack_nic_demand {
+		uint32_t host;
+		uint32_t queued;	/* frames waiting in its TX ring */
+		uint64_t tx_bytes;	/* posted since it attached */
+	} demand[64];
 };
 
 enum drack_event_type {
