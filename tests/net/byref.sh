@@ -42,7 +42,7 @@ recv_start() {
 		>"$RECV_OUT" 2>&1 </dev/null &
 	RECV_PID=$!
 	DRACK_PIDS+=("$RECV_PID")
-	wait_for 5 test -e "$DRACK_LOGDIR/$name.ready" || { echo "h1: receiver did not start"; return 1; }
+	wait_for 30 test -e "$DRACK_LOGDIR/$name.ready" || { echo "h1: receiver did not start"; return 1; }
 }
 
 # send BYTES: h0 sends BYTES to h1:$PORT, "BYTES SHA256" into $SENT
