@@ -87,7 +87,7 @@ recv_start() {
 		>"$RECV_OUT" 2>&1 </dev/null &
 	RECV_PID=$!
 	DRACK_PIDS+=("$RECV_PID")
-	wait_for 5 test -e "$ready" || { echo "$1: receiver did not start"; return 1; }
+	wait_for 30 test -e "$ready" || { echo "$1: receiver did not start"; return 1; }
 }
 
 # recv_expect GOOD: the receiver ended with GOOD intact datagrams, none bad
@@ -165,7 +165,7 @@ tcp_xfer() {
 	ip netns exec h1 "${STREAM[@]}" recv 5302 --ready "$ready" >"$out" 2>&1 </dev/null &
 	pid=$!
 	DRACK_PIDS+=("$pid")
-	wait_for 5 test -e "$ready" || return 1
+	wait_for 30 test -e "$ready" || return 1
 	sent=$(in_ns h0 timeout 10 "${STREAM[@]}" send "$(ip4 1)" 5302 200000) || { kill_pid "$pid"; return 1; }
 	wait_for 10 eval "! kill -0 $pid 2>/dev/null" || { kill_pid "$pid"; return 1; }
 	[[ $(cat "$out") == "$sent" ]]
