@@ -341,16 +341,17 @@ void drack_nic_tick(struct drack_dev *dd)
 		u32 state = drack_nic_state(pool, n);
 		struct drack_xnic *x = rcu_dereference(nh->xnic[n]);
 		struct drack_nic_port *vp = rcu_dereference(nh->vport[n]);
+		struct drack_vnic *vn;
 		u64 beat;
 		u32 fp;
 
 		if (x)
 			drack_xnic_tick(x);
-		if (vp) {
-			drack_nic_port_publish(vp);
-			if (drack_nic_port_pending(vp))
-				napi_schedule(&vp->napi);
-		}
+		if (vp && drack_nic_port_pending(vp))
+			napi_schedule(&vp->napi);
+		vn = rcu_dereference(nh->vnic[n]);
+		if (vn)
+			drack_vnic_publish_demand(vn);
 		if (owner < dd->nhosts) {
 			struct drack_host_entry *he = drack_host_entry(pool,
 								       owner);

@@ -262,7 +262,6 @@ void drack_nic_port_detach(struct drack_nic_port *vp, bool owner_gone);
 bool drack_nic_port_reap(struct drack_dev *dd, bool all);
 int drack_nic_port_xmit(struct drack_nic_port *vp, struct sk_buff *skb);
 bool drack_nic_port_pending(struct drack_nic_port *vp);
-void drack_nic_port_publish(struct drack_nic_port *vp);
 u64 drack_nic_port_vnics(struct drack_nic_port *vp);
 void drack_nic_port_set_vnics(struct drack_nic_port *vp, u64 vnics);
 
@@ -280,5 +279,6 @@ int drack_vnic_pre_changeaddr(struct net_device *ndev, const u8 *addr,
 void drack_vnic_sync_mac(struct drack_vnic *vn);
 /* What the owner carrying @vn dropped of our frames (enum drack_vq_drop). */
 void drack_vnic_drops(struct drack_vnic *vn, u32 *drops);
+void drack_vnic_publish_demand(struct drack_vnic *vn);
 
 #endif /* _DRACK_NIC_H */

@@ -315,15 +315,6 @@ bool drack_nic_port_pending(struct drack_nic_port *vp)
 	return drack_ring_pending(&vp->done) || vp->refill_short;
 }
 
-/* Heartbeat: our demand on this NIC, the bytes posted, for the FM. */
-void drack_nic_port_publish(struct drack_nic_port *vp)
-{
-	u64 v[DRACK_PS_NR];
-
-	drack_counters_fold(&vp->st, v);
-	WRITE_ONCE(vp->tx.hdr->bytes, cpu_to_le64(v[DRACK_PS_TX_BYTES]));
-}
-
 /* Which of our vNICs go through this NIC (RTNL). */
 void drack_nic_port_set_vnics(struct drack_nic_port *vp, u64 vnics)
 {

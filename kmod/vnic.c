@@ -61,6 +61,27 @@ void drack_vnic_rx(struct drack_vnic *vn, struct napi_struct *napi,
 	napi_gro_receive(napi, skb);
 }
 
+/*
+ * Heartbeat: what this vNIC sent so far, whichever NIC carried it, into
+ * the TX ring header of its own (NIC, host) block: the fabric manager's
+ * demand figure for it. Ours alone to write; telemetry, not trusted.
+ */
+void drack_vnic_publish_demand(struct drack_vnic *vn)
+{
+	struct drack_pool *pool = vn->dd->pool;
+	struct drack_ring_hdr *hdr;
+	unsigned int start;
+	u64 bytes;
+
+	do {
+		start = u64_stats_fetch_begin(&vn->syncp);
+		bytes = vn->st.tx_bytes;
+	} while (u64_stats_fetch_retry(&vn->syncp, start));
+	hdr = drack_pool_ptr(pool, drack_vq_tx_off(&pool->geo, vn->id,
+						   vn->dd->host));
+	WRITE_ONCE(hdr->bytes, cpu_to_le64(bytes));
+}
+
 static void drack_vnic_get_stats64(struct net_device *ndev,
 				   struct rtnl_link_stats64 *s)
 {

@@ -135,14 +135,15 @@ struct drack_section_entry {
  * with (entries - 1); producer and consumer fields live on their own cache
  * lines. The consumer stores in @event the index after which it wants a
  * doorbell (the virtio event-index scheme); the producer rings only when
- * it moves prod past it. The producer of a virt_queue's TX ring publishes
- * in @bytes, with its heartbeat, the bytes it posted so far: its demand
- * on that NIC, for the fabric manager's scheduling. 0 elsewhere.
+ * it moves prod past it. In the TX ring of virt_queue block (n, h), host
+ * h publishes in @bytes, with its heartbeat, what its vNIC n sent so far
+ * through whichever NIC: its demand, for the fabric manager's scheduling.
+ * 0 elsewhere.
  */
 struct drack_ring_hdr {
 	__le32 prod;
 	__le32 reserved;
-	__le64 bytes;			/* producer: bytes posted (TX virt_queue) */
+	__le64 bytes;			/* virt_queue TX: the vNIC's bytes sent */
 	__u8 pad0[DRACK_CACHELINE - 16];
 	__le32 cons;
 	__le32 event;

@@ -43,6 +43,8 @@ static const char *const fmd_schedules[FMD_SCHED_NR] = {
 	[FMD_SCHED_STATIC] = "static",
 	[FMD_SCHED_ROUND_ROBIN] = "round-robin",
 	[FMD_SCHED_QUEUE_DEPTH] = "queue-depth",
+	[FMD_SCHED_DEMAND] = "demand",
+	[FMD_SCHED_MATCHING] = "matching",
 };
 
 const char *fmd_nic_schedule_name(uint32_t s)
@@ -229,9 +231,20 @@ int fmd_conf_set(struct fmd_conf *c, const char *key, const char *value,
 				break;
 		if (i == FMD_SCHED_NR)
 			return fmd_conf_fail(err, errlen,
-				"invalid value '%s' for nic-schedule (expected static, round-robin or queue-depth)",
+				"invalid value '%s' for nic-schedule (expected static, round-robin, queue-depth, demand or matching)",
 				value);
 		c->nic_schedule = (uint32_t)i;
+		return 0;
+	}
+	if (!strcmp(key, "nic-match-priority")) {
+		if (!strcmp(value, "fcfs"))
+			c->nic_match_priority = FMD_MATCH_FCFS;
+		else if (!strcmp(value, "srpt"))
+			c->nic_match_priority = FMD_MATCH_SRPT;
+		else
+			return fmd_conf_fail(err, errlen,
+				"invalid value '%s' for nic-match-priority (expected fcfs or srpt)",
+				value);
 		return 0;
 	}
 	if (!strcmp(key, "pools")) {
@@ -422,6 +435,9 @@ void fmd_conf_describe(const struct fmd_conf *c, char *buf, size_t len)
 		 "quota %s, reclaim %s, dead-timeout %s, poll %u ms, pools %s, format %s, nic-assign %s, nic-load %s, nic-schedule %s, log-level %s",
 		 quota, reclaim, dead, c->poll_interval_ms, pools, format,
 		 c->nic_assign ? "yes" : "no", nicload,
-		 fmd_nic_schedule_name(c->nic_schedule),
+		 c->nic_schedule != FMD_SCHED_MATCHING ?
+		 fmd_nic_schedule_name(c->nic_schedule) :
+		 c->nic_match_priority == FMD_MATCH_SRPT ? "matching (srpt)" :
+		 "matching (fcfs)",
 		 levels[c->log_level]);
 }

@@ -18,8 +18,23 @@
  *                that, one vNIC it carries moves to the shallowest NIC
  *                (home, if that is its own), at most one move per
  *                nic-hold-ms. Which one: a vNIC whose own NIC is the
- *                shallow one first, else the next in turn (the owners
- *                publish no per-vNIC load yet).
+ *                shallow one first, else the next in turn.
+ *   demand       XFabric's idea: every nic-hold-ms, the vNICs that send
+ *                (at least FMD_DEMAND_MIN) are placed, largest demand
+ *                first, each on the NIC that ends up least loaded for its
+ *                speed (longest-processing-time first); applied only if
+ *                that lowers the most loaded NIC's load by a tenth.
+ *   matching     EDM's: every nic-hold-ms the sending vNICs request every
+ *                usable NIC, each free NIC grants one request (the one
+ *                demanding longest, fcfs, or with the fewest frames
+ *                queued, srpt: nic-match-priority), each vNIC accepts one
+ *                grant (its current NIC first), repeated while it adds
+ *                pairs (iterative maximal matching, PIM). Matched vNICs go
+ *                to their NIC, idle ones home, the unmatched stay put.
+ *
+ * Demand: what each vNIC sent, whichever NIC carried it, published by its
+ * host in the pool with its heartbeat (bytes), sampled at every pass,
+ * and the frames its host has waiting in each NIC's TX ring (queued).
  *
  * Each pass runs after the poll's assignments; a changed policy (SIGHUP)
  * applies at the next pass. Every decision is logged.
@@ -28,6 +43,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "fmd.h"
+
+#define FMD_DEMAND_MIN	12500.0	/* bytes/s: 100 kbit/s makes a vNIC "sending" */
 
 struct fmd_sched_in {
 	const struct drack_nic_info *n;
@@ -127,6 +144,227 @@ static bool fmd_sched_queue_depth(struct fmd_pool *fp,
 	return true;
 }
 
+/*
+ * Sample the published demand: rate[v][h] of host h's vNIC v (bytes/s,
+ * smoothed) and queued[n][h], h's frames waiting at NIC n.
+ */
+static void fmd_sched_sample(struct fmd_sched_mem *m,
+			     const struct fmd_sched_in *in)
+{
+	uint64_t now = fmd_now_ms();
+	double dt = m->sampled ? (double)(now - m->sampled) / 1000.0 : 0;
+	uint32_t n, i, h;
+
+	for (n = 0; n < DRACK_MAX_NICS; n++) {
+		if (!in->present[n])
+			continue;
+		for (i = 0; i < in->n[n].ndemand; i++) {
+			const struct drack_nic_demand *d = &in->n[n].demand[i];
+			double r = 0;
+
+			h = d->host;
+			if (h >= DRACK_MAX_HOSTS)
+				continue;
+			/* A new attach starts from 0: no rate this round. */
+			if (dt > 0 && d->tx_bytes >= m->bytes[n][h])
+				r = (double)(d->tx_bytes - m->bytes[n][h]) / dt;
+			m->rate[n][h] = (m->rate[n][h] + r) / 2;
+			m->bytes[n][h] = d->tx_bytes;
+			m->queued[n][h] = d->queued;
+		}
+	}
+	m->sampled = now;
+}
+
+/* The demand of @h's vNIC @v: what it sent per second, whatever NIC. */
+static double fmd_sched_demand(const struct fmd_pool *fp, uint32_t v,
+			       uint32_t h)
+{
+	return fp->nic.sched.rate[v][h];
+}
+
+/* Capacity weight of NIC @n: its speed, 1 if unknown. */
+static double fmd_sched_cap(const struct fmd_sched_in *in, uint32_t n)
+{
+	return in->n[n].rate ? (double)in->n[n].rate : 1.0;
+}
+
+static bool fmd_sched_demand_place(struct fmd_pool *fp,
+				   const struct fmd_sched_in *in,
+				   int8_t want[DRACK_MAX_NICS][DRACK_MAX_HOSTS],
+				   char *why, size_t whylen)
+{
+	struct fmd_sched_mem *m = &fp->nic.sched;
+	double load[DRACK_MAX_NICS] = { 0 }, cur[DRACK_MAX_NICS] = { 0 };
+	struct { uint32_t v, h; double d; } u[DRACK_MAX_NICS * 8], t;
+	double newmax = 0, curmax = 0, best_l;
+	uint32_t nu = 0, i, j, k, n, best, c;
+
+	for (j = 0; j < DRACK_MAX_NICS; j++)
+		for (k = 0; k < DRACK_MAX_HOSTS; k++) {
+			double d;
+
+			if (!fmd_sched_vnic(fp, in, j, k) ||
+			    nu == FMD_ARRAY_SIZE(u))
+				continue;
+			d = fmd_sched_demand(fp, j, k);
+			if (d < FMD_DEMAND_MIN)
+				continue;
+			c = fmd_sched_carrier(m, j, k);
+			if (c < DRACK_MAX_NICS && in->usable[c])
+				cur[c] += d / fmd_sched_cap(in, c);
+			u[nu].v = j;
+			u[nu].h = k;
+			u[nu++].d = d;
+		}
+	if (nu < 2 || in->nusable < 2)
+		return false;
+	/* Largest first (insertion sort: a few dozen at most). */
+	for (i = 1; i < nu; i++)
+		for (j = i; j > 0 && u[j].d > u[j - 1].d; j--) {
+			t = u[j];
+			u[j] = u[j - 1];
+			u[j - 1] = t;
+		}
+	for (i = 0; i < nu; i++) {
+		c = fmd_sched_carrier(m, u[i].v, u[i].h);
+		best = in->order[0];
+		best_l = -1;
+		for (j = 0; j < in->nusable; j++) {
+			double l;
+
+			n = in->order[j];
+			l = load[n] + u[i].d / fmd_sched_cap(in, n);
+			/* ties: where it is, then lower ids */
+			if (best_l < 0 || l < best_l - 1e-9 ||
+			    (l < best_l + 1e-9 && n == c)) {
+				best = n;
+				best_l = l;
+			}
+		}
+		load[best] = best_l;
+		want[u[i].v][u[i].h] = best == u[i].v ? -1 : (int8_t)best;
+	}
+	for (n = 0; n < DRACK_MAX_NICS; n++) {
+		if (load[n] > newmax)
+			newmax = load[n];
+		if (cur[n] > curmax)
+			curmax = cur[n];
+	}
+	if (newmax > 0.9 * curmax) {	/* not worth moving */
+		for (i = 0; i < nu; i++)
+			want[u[i].v][u[i].h] = m->steer[u[i].v][u[i].h];
+		return false;
+	}
+	snprintf(why, whylen, " (demand: most loaded NIC %.0f -> %.0f kbit/s per Mbit/s)",
+		 curmax * 8 / 1000, newmax * 8 / 1000);
+	return true;
+}
+
+/* Does request [v][h] beat [bv][bh] for a NIC's grant? */
+static bool fmd_sched_before(const struct fmd_sched_mem *m, uint32_t v,
+			     uint32_t h, uint32_t bv, uint32_t bh)
+{
+	uint32_t c = fmd_sched_carrier(m, v, h), bc = fmd_sched_carrier(m, bv, bh);
+
+	if (fmd_conf.nic_match_priority == FMD_MATCH_SRPT &&
+	    m->queued[c][h] != m->queued[bc][bh])
+		return m->queued[c][h] < m->queued[bc][bh];
+	return m->since[v][h] < m->since[bv][bh];
+}
+
+static bool fmd_sched_matching(struct fmd_pool *fp,
+			       const struct fmd_sched_in *in,
+			       int8_t want[DRACK_MAX_NICS][DRACK_MAX_HOSTS],
+			       char *why, size_t whylen)
+{
+	struct fmd_sched_mem *m = &fp->nic.sched;
+	bool req[DRACK_MAX_NICS][DRACK_MAX_HOSTS] = { { false } };
+	int match[DRACK_MAX_NICS][DRACK_MAX_HOSTS];
+	int nic_to[DRACK_MAX_NICS];	/* v * 64 + h of its match, -1 */
+	uint32_t v, h, n, i, round, nmatch = 0, nreq = 0;
+	uint64_t now = fmd_now_ms();
+
+	for (v = 0; v < DRACK_MAX_NICS; v++)
+		for (h = 0; h < DRACK_MAX_HOSTS; h++) {
+			match[v][h] = -1;
+			if (!fmd_sched_vnic(fp, in, v, h) ||
+			    fmd_sched_demand(fp, v, h) < FMD_DEMAND_MIN) {
+				m->since[v][h] = 0;
+				continue;
+			}
+			if (!m->since[v][h])
+				m->since[v][h] = now;
+			req[v][h] = true;
+			nreq++;
+		}
+	for (n = 0; n < DRACK_MAX_NICS; n++)
+		nic_to[n] = -1;
+	/* With one priority order every free NIC grants the same request:
+	 * at least one pair per round, so as many rounds as NICs suffice. */
+	for (round = 0; round < in->nusable; round++) {
+		int grant[DRACK_MAX_NICS];
+		bool added = false;
+
+		/* Each free NIC grants the first unmatched request. */
+		for (i = 0; i < in->nusable; i++) {
+			int g = -1;
+
+			n = in->order[i];
+			grant[n] = -1;
+			if (nic_to[n] >= 0)
+				continue;
+			for (v = 0; v < DRACK_MAX_NICS; v++)
+				for (h = 0; h < DRACK_MAX_HOSTS; h++)
+					if (req[v][h] && match[v][h] < 0 &&
+					    (g < 0 ||
+					     fmd_sched_before(m, v, h,
+							      (uint32_t)g / DRACK_MAX_HOSTS,
+							      (uint32_t)g % DRACK_MAX_HOSTS)))
+						g = (int)(v * DRACK_MAX_HOSTS + h);
+			grant[n] = g;
+		}
+		/* Each request accepts one grant: where it is, else the first. */
+		for (v = 0; v < DRACK_MAX_NICS; v++)
+			for (h = 0; h < DRACK_MAX_HOSTS; h++) {
+				int me = (int)(v * DRACK_MAX_HOSTS + h), pick = -1;
+
+				if (!req[v][h] || match[v][h] >= 0)
+					continue;
+				for (i = 0; i < in->nusable; i++) {
+					n = in->order[i];
+					if (nic_to[n] >= 0 || grant[n] != me)
+						continue;
+					if (pick < 0 ||
+					    n == fmd_sched_carrier(m, v, h))
+						pick = (int)n;
+				}
+				if (pick < 0)
+					continue;
+				match[v][h] = pick;
+				nic_to[pick] = me;
+				nmatch++;
+				added = true;
+			}
+		if (!added)
+			break;
+	}
+	for (v = 0; v < DRACK_MAX_NICS; v++)
+		for (h = 0; h < DRACK_MAX_HOSTS; h++) {
+			if (!fmd_sched_vnic(fp, in, v, h))
+				continue;
+			if (match[v][h] >= 0)
+				want[v][h] = match[v][h] == (int)v ? -1 :
+					     (int8_t)match[v][h];
+			else if (!req[v][h])
+				want[v][h] = -1;	/* idle: home */
+		}
+	snprintf(why, whylen, " (matching %s: %u of %u sending vNICs matched)",
+		 fmd_conf.nic_match_priority == FMD_MATCH_SRPT ? "srpt" : "fcfs",
+		 nmatch, nreq);
+	return true;
+}
+
 static bool fmd_sched_steer(struct drack_nl *nl, struct fmd_pool *fp,
 			    uint32_t v, uint32_t h, int to, const char *why)
 {
@@ -180,7 +418,18 @@ void fmd_sched_pass(struct drack_nl *nl, struct fmd_pool *fp,
 		for (h = 0; h < DRACK_MAX_HOSTS; h++)
 			want[v][h] = m->synced ? m->steer[v][h] : -1;
 
+	fmd_sched_sample(m, &in);
 	switch (fmd_conf.nic_schedule) {
+	case FMD_SCHED_DEMAND:
+	case FMD_SCHED_MATCHING:
+		/* One decision per nic-hold-ms, on a settled view. */
+		if (m->last_move && fmd_now_ms() - m->last_move < fmd_conf.nic_hold_ms)
+			break;
+		if (fmd_conf.nic_schedule == FMD_SCHED_DEMAND ?
+		    fmd_sched_demand_place(fp, &in, want, why, sizeof(why)) :
+		    fmd_sched_matching(fp, &in, want, why, sizeof(why)))
+			m->last_move = fmd_now_ms();
+		break;
 	case FMD_SCHED_ROUND_ROBIN:
 		memset(want, -1, sizeof(want));
 		fmd_sched_round_robin(fp, &in, want);

@@ -55,7 +55,14 @@ struct fmd_conf {
 #define FMD_RACK_POOL	UINT32_MAX	/* the pool id */
 	uint32_t nic_schedule;		/* enum fmd_nic_schedule */
 	uint32_t queue_depth_high;	/* queue-depth: a deep queue, packets */
-	uint32_t nic_hold_ms;		/* queue-depth: between two moves */
+	uint32_t nic_hold_ms;		/* between two moves / decisions */
+	uint32_t nic_match_priority;	/* matching: enum fmd_match_priority */
+};
+
+/* Which request a NIC grants first under nic-schedule = matching. */
+enum fmd_match_priority {
+	FMD_MATCH_FCFS,		/* the one demanding longest */
+	FMD_MATCH_SRPT,		/* the one with the fewest frames queued */
 };
 
 /* Which NIC carries each host's vNICs (fmd-sched.c). */
@@ -63,6 +70,8 @@ enum fmd_nic_schedule {
 	FMD_SCHED_STATIC,	/* its own NIC (failover aside) */
 	FMD_SCHED_ROUND_ROBIN,	/* host h's vNIC k on the (k + h)th usable NIC */
 	FMD_SCHED_QUEUE_DEPTH,	/* off the deepest queue, onto the shallowest */
+	FMD_SCHED_DEMAND,	/* NICs loaded in proportion to measured demand */
+	FMD_SCHED_MATCHING,	/* NICs granted to demanding vNICs by PIM */
 	FMD_SCHED_NR,
 };
 
@@ -152,8 +161,15 @@ struct fmd_nic_mem {
 struct fmd_sched_mem {
 	bool synced;			/* steer[][] is what the pool has */
 	int8_t steer[DRACK_MAX_NICS][DRACK_MAX_HOSTS];	/* -1: its own */
-	uint64_t last_move;		/* queue-depth: ms of the last move */
+	uint64_t last_move;		/* ms of the last move or decision */
 	uint32_t cursor;		/* queue-depth: whose vNIC moves next */
+	/* demand telemetry per (NIC, host): bytes seen, smoothed rate */
+	uint64_t bytes[DRACK_MAX_NICS][DRACK_MAX_HOSTS];
+	double rate[DRACK_MAX_NICS][DRACK_MAX_HOSTS];	/* bytes/s */
+	uint32_t queued[DRACK_MAX_NICS][DRACK_MAX_HOSTS];
+	uint64_t sampled;		/* ms of the last sample, 0: none */
+	/* matching: since when vNIC [v][h] demands (ms), 0: it does not */
+	uint64_t since[DRACK_MAX_NICS][DRACK_MAX_HOSTS];
 };
 
 struct fmd_nic_pool {
