@@ -241,7 +241,7 @@ bool drack_dev_revoke_pending(struct drack_dev *dd);
 
 /* timers.c: the periodic jobs */
 #define DRACK_HEARTBEAT_MIN_MS	5
-#define DRACK_HEARTBEAT_MAX_MS	1000
+#define DRACK_HEARTBEAT_MAX_MS	100
 struct kernel_param;
 unsigned int drack_heartbeat_period_ms(void);
 int drack_timers_module_init(void);

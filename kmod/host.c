@@ -326,6 +326,7 @@ int drack_dev_join(struct drack_dev *dd, struct drack_pool *pool,
 {
 	u8 mac[ETH_ALEN];
 	int err;
+	u32 n;
 
 	mutex_lock(&pool->lock);
 	if (host == DRACK_ANY_HOST) {
@@ -364,6 +365,9 @@ int drack_dev_join(struct drack_dev *dd, struct drack_pool *pool,
 	}
 	drack_host_mac(mac, pool->id, host);
 	eth_hw_addr_set(dd->ndev, mac);
+	/* A steering left from the slot's previous life is not ours. */
+	for (n = 0; n < pool->geo.max_nics; n++)
+		WRITE_ONCE(drack_vq_ctl(pool, n, host)->steer, 0);
 unlock:
 	mutex_unlock(&pool->lock);
 	return err;

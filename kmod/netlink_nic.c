@@ -199,7 +199,9 @@ int drack_nl_nic_steer_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct nlattr *na, *ha, *sa;
 	u32 nic, host, steer = 0, pool_id = 0;
+	struct drack_vq_ctl *ctl;
 	struct drack_pool *pool;
+	bool changed = false;
 	int err = 0;
 
 	na = DRACK_NL_NEED(info, DRACK_A_NIC, DRACK_A_NIC_ID, "missing NIC id");
@@ -239,13 +241,17 @@ int drack_nl_nic_steer_doit(struct sk_buff *skb, struct genl_info *info)
 		}
 		steer++;
 	}
-	WRITE_ONCE(drack_vq_ctl(pool, nic, host)->steer, cpu_to_le16(steer));
+	ctl = drack_vq_ctl(pool, nic, host);
+	if (le16_to_cpu(READ_ONCE(ctl->steer)) == steer)
+		goto out;	/* as it is: no event, no reroute */
+	WRITE_ONCE(ctl->steer, cpu_to_le16(steer));
 	drack_pool_nics_changed(pool);
 	drack_pool_kick(pool, host);
 	pool_id = pool->id;
+	changed = true;
 out:
 	mutex_unlock(&drack_pools_lock);
-	if (!err)
+	if (changed)
 		drack_nl_nic_steer_notify(pool_id, nic, host, (int)steer - 1);
 	return err;
 }
@@ -283,7 +289,7 @@ static int drack_nl_fill_vnic(struct sk_buff *skb, struct net *net,
 	struct drack_vnic *vn;
 	struct drack_dev *dd;
 	struct nlattr *nest;
-	int err = 0;
+	int err = 0, steer;
 	u32 h;
 
 	rcu_read_lock();
@@ -301,10 +307,11 @@ static int drack_nl_fill_vnic(struct sk_buff *skb, struct net *net,
 		    nla_put_string(skb, DRACK_A_VNIC_IFNAME, vn->ndev->name) ||
 		    nla_put_u32(skb, DRACK_A_VNIC_VIA, READ_ONCE(vn->via)) ||
 		    nla_put_u32(skb, DRACK_A_VNIC_FAILOVERS,
-				READ_ONCE(vn->st.failovers)) ||
-		    (drack_vnic_steer(pool, nic, h) >= 0 &&
-		     nla_put_u32(skb, DRACK_A_VNIC_STEER,
-				 drack_vnic_steer(pool, nic, h))))
+				READ_ONCE(vn->st.failovers)))
+			err = -EMSGSIZE;
+		steer = drack_vnic_steer(pool, nic, h);
+		if (!err && steer >= 0 &&
+		    nla_put_u32(skb, DRACK_A_VNIC_STEER, steer))
 			err = -EMSGSIZE;
 		if (!err) {
 			/* What the FM assigned, as owners serve it. */

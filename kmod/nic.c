@@ -342,6 +342,7 @@ void drack_nic_tick(struct drack_dev *dd)
 		struct drack_xnic *x = rcu_dereference(nh->xnic[n]);
 		struct drack_nic_port *vp = rcu_dereference(nh->vport[n]);
 		struct drack_vnic *vn;
+		int steer;
 		u64 beat;
 		u32 fp;
 
@@ -366,12 +367,17 @@ void drack_nic_tick(struct drack_dev *dd)
 					   nh->owner_quiet[n] + 1);
 			}
 		}
+		/* The FM's steering is rate-limited by the FM: not a flap. */
+		steer = drack_vnic_steer(pool, n, dd->host);
+		if (steer != nh->seen_steer[n]) {
+			nh->seen_steer[n] = steer;
+			changed = true;
+		}
 		/* What routing depends on, folded into one word. */
-		fp = state | drack_nic_usable(dd, n) << 4 |
+		fp = (state & 0xf) | drack_nic_usable(dd, n) << 4 |
 		     !!(le64_to_cpu(READ_ONCE(e->assigned)) &
 			BIT_ULL(dd->host)) << 5 |
-		     (drack_nic_want_port(dd, n) << 6) | (owner & 0xff) << 8 |
-		     (drack_vnic_steer(pool, n, dd->host) + 1) << 16;
+		     (drack_nic_want_port(dd, n) << 6) | (owner & 0xff) << 8;
 		if (fp != nh->seen_state[n] ||
 		    le32_to_cpu(READ_ONCE(e->generation)) != nh->seen_gen[n]) {
 			nh->seen_state[n] = fp;

@@ -158,6 +158,7 @@ struct drack_nic_host {
 	/* Our liveness checks in a row that saw the owner's beat stand. */
 	u16 owner_quiet[DRACK_MAX_NICS];
 	u32 seen_state[DRACK_MAX_NICS];		/* to notice changes fast */
+	s8 seen_steer[DRACK_MAX_NICS];		/* drack_vnic_steer() seen */
 	u32 seen_gen[DRACK_MAX_NICS];
 	/*
 	 * A NIC entry that keeps changing (a hostile or broken owner) is

@@ -15,7 +15,8 @@
 #define DRACK_REQUEST_RETRY	HZ
 
 /*
- * heartbeat_ms: how often a host beats and watches the NIC owners' beats.
+ * heartbeat_ms: how often a host beats and watches the NIC owners' beats
+ * (at most 100 ms: drack-fmd may fence after 300 ms of silence).
  * Shorter finds a dead NIC owner sooner (failover after nic_failover_ms,
  * never less than two beats) at the price of a work item per period.
  */
@@ -34,7 +35,7 @@ static const struct kernel_param_ops drack_heartbeat_ops = {
 
 module_param_cb(heartbeat_ms, &drack_heartbeat_ops, &drack_heartbeat_ms, 0644);
 MODULE_PARM_DESC(heartbeat_ms,
-		 "Period of the heartbeat and of the NIC owners' liveness check (ms, 5-1000, default 100)");
+		 "Period of the heartbeat and of the NIC owners' liveness check (ms, 5-100, default 100: the most, under the fabric manager's shortest dead timeout)");
 
 unsigned int drack_heartbeat_period_ms(void)
 {

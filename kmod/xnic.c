@@ -320,11 +320,16 @@ bool drack_xnic_pending(struct drack_xnic *x)
  */
 static u32 drack_xnic_qdisc_len(struct net_device *dev)
 {
-	struct Qdisc *q;
+	struct Qdisc *root = rcu_dereference_bh(dev->qdisc), *q;
 	u32 i, len = 0;
 
+	if (!root || (root->flags & TCQ_F_BUILTIN))
+		return 0;
+	/* One root shared by every TX queue (tbf, htb...) counts once. */
+	if (!(root->flags & TCQ_F_MQROOT))
+		return qdisc_qlen_sum(root);
 	for (i = 0; i < dev->real_num_tx_queues; i++) {
-		q = rcu_dereference_bh(netdev_get_tx_queue(dev, i)->qdisc);
+		q = rcu_dereference_bh(netdev_get_tx_queue(dev, i)->qdisc_sleeping);
 		if (q && !(q->flags & TCQ_F_BUILTIN))
 			len += qdisc_qlen_sum(q);
 	}

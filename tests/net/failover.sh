@@ -17,11 +17,13 @@
 #
 # What breaks it: heartbeat_ms not driving the heartbeat or the owners'
 # liveness check (a failover only after 500 ms or more), a NIC that does
-# not come back (trials time out), a parameter taking a bad value.
+# not come back (trials time out), a parameter taking a bad value, live
+# owners judged dead (vNIC moves without a fault, idle at 10/50 or loaded
+# at the defaults).
 . "$(dirname "$0")/lib.sh"
 
 . "$(dirname "$0")/nic-lab.bash"
-ktap_plan 9
+ktap_plan 10
 drack_setup 2 || ktap_finish
 
 PARAM=/sys/module/drack/parameters
@@ -44,7 +46,7 @@ params() {
 	local v
 	[[ $(cat "$PARAM/heartbeat_ms") == 100 && $(cat "$PARAM/nic_failover_ms") == 500 ]] ||
 		{ echo "defaults: heartbeat_ms $(cat "$PARAM/heartbeat_ms"), nic_failover_ms $(cat "$PARAM/nic_failover_ms")"; return 1; }
-	for v in 0 4 1001 -1 abc; do param_refused heartbeat_ms "$v" || return 1; done
+	for v in 0 4 101 -1 abc; do param_refused heartbeat_ms "$v" || return 1; done
 	for v in 0 9 60001 abc; do param_refused nic_failover_ms "$v" || return 1; done
 	echo 10 >"$PARAM/heartbeat_ms" && echo 50 >"$PARAM/nic_failover_ms" || return 1
 	echo "heartbeat_ms $(cat "$PARAM/heartbeat_ms"), nic_failover_ms $(cat "$PARAM/nic_failover_ms")"
@@ -93,6 +95,27 @@ false_moves() {
 }
 { false_moves 10 50; false_moves 20 100; } >"$DRACK_LOGDIR/false.out" 2>&1
 diag "$(cat "$DRACK_LOGDIR/false.out")"
+
+# Checked: no move without a fault with the fast settings on an idle rack
+# (3 s), nor with the defaults under the same load.
+no_false_moves() {
+	local f0
+	echo 10 >"$PARAM/heartbeat_ms" && echo 50 >"$PARAM/nic_failover_ms" || return 1
+	sleep 1
+	f0=$(moves)
+	sleep 3
+	echo "heartbeat_ms 10, nic_failover_ms 50, idle 3 s: $(($(moves) - f0)) vNIC moves"
+	(($(moves) == f0)) || return 1
+	echo 500 >"$PARAM/nic_failover_ms" && echo 100 >"$PARAM/heartbeat_ms" || return 1
+	sleep 1
+	f0=$(moves)
+	iperf_run h0 "$(ip4 1)" 5299 "$DRACK_LOGDIR/load-default.json" -t 6 --bidir || true
+	echo "defaults, iperf3 --bidir over rack0 for 6 s: $(($(moves) - f0)) vNIC moves" \
+		"($(iperf_result "$DRACK_LOGDIR/load-default.json" 0))"
+	(($(moves) == f0))
+}
+iperf_server h1 5299 >/dev/null
+ktap_check no_false_moves no_false_moves && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
 # Then the NICs go: every Buffer posted to an owner or sent comes home.
 defaults() {

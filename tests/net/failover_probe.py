@@ -136,16 +136,28 @@ class Fault:
             self.flags(SIOCSIFFLAGS, f & ~IFF_UP if on else f | IFF_UP)
 
 
+def settled(s_old, s_new, src, port, secs):
+    """True once a 200 ms window has datagrams on OLD and none on NEW."""
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        ours(s_old, src, port)
+        ours(s_new, src, port)
+        time.sleep(0.2)
+        if ours(s_old, src, port) and not ours(s_new, src, port):
+            return True
+    return False
+
+
 def probe(mode, ns, dev, old, new, src, port, trials, hold):
     src_b, port = socket.inet_aton(src), int(port)
     s_old, s_new = capture(old), capture(new)
     fault = Fault(mode, ns, dev)
     times, lost = [], 0
     for i in range(int(trials)):
-        if wait_on(s_old, src_b, port, 10) is None:
-            print("trial %d: no datagrams through %s to begin with" % (i + 1, old))
+        # The vNIC on OLD for sure: fresh datagrams there, none on NEW.
+        if not settled(s_old, s_new, src_b, port, 15):
+            print("trial %d: datagrams not through %s alone to begin with" % (i + 1, old))
             return 1
-        ours(s_new, src_b, port)
         t0 = time.time_ns()
         fault.set(True)
         t1 = wait_on(s_new, src_b, port, 5, t0)
@@ -158,11 +170,10 @@ def probe(mode, ns, dev, old, new, src, port, trials, hold):
             times.append((t1 - t0) / 1e6)
             print("trial %d: first datagram through %s %.1f ms after the fault"
                   % (i + 1, new, times[-1]), flush=True)
-        # Back through OLD, then quiet for a while: a NIC that changes
-        # again within a second counts as flapping.
-        ours(s_old, src_b, port)
-        if wait_on(s_old, src_b, port, 15, time.time_ns()) is None:
-            print("trial %d: datagrams not back through %s" % (i + 1, old))
+        # Back through OLD alone, then quiet for a while: a NIC that
+        # changes again within a second counts as flapping.
+        if not settled(s_old, s_new, src_b, port, 15):
+            print("trial %d: datagrams not back through %s alone" % (i + 1, old))
             return 1
         time.sleep(float(hold))
     if times:

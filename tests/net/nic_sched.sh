@@ -15,6 +15,11 @@
 #                one per nic-hold-ms, and the ping is fast again (under
 #                100 ms, less than half of before). static: all home.
 #
+#   demand       h0 and h1 both send through rack0v0 (NIC 0): the FM
+#                measures what each vNIC sends (published in the pool,
+#                shown by nic show -j as demand) and puts one on NIC 1
+#   matching     the same case: NIC 0 and NIC 1 each granted to one sender
+#
 # A bad nic-schedule value in a reload is refused and changes nothing.
 # Every decision is in the FM's log, in "drackctl -j nic show" (vnic_steer)
 # of the host and an event in "drackctl monitor nic".
@@ -25,7 +30,7 @@
 . "$(dirname "$0")/lib.sh"
 
 . "$(dirname "$0")/nic-lab.bash"
-ktap_plan 12
+ktap_plan 16
 CONF=$DRACK_LOGDIR/fmd.conf
 mkdir -p "$DRACK_LOGDIR"
 conf() {
@@ -156,6 +161,41 @@ home_again() {
 	reload static && static_home
 }
 ktap_check static_after_queue_depth home_again
+
+# demand NS NIC HOST: tx_bytes of HOST's vNIC of NIC in nic show -j (root)
+demand() {
+	in_ns "$1" "$DRACKCTL" -j nic show pool 0 | python3 -c '
+import json, sys
+for n in json.load(sys.stdin):
+    if n["nic"] == int(sys.argv[1]):
+        print(sum(d["tx_bytes"] for d in n.get("demand", []) if d["host"] == int(sys.argv[2])))' "$2" "$3"
+}
+
+iperf_server x0 5202 >/dev/null
+
+# two_senders POLICY: h0 and h1 both send through their rack0v0, both on
+# NIC 0 under static; the policy must give them a NIC each while they do.
+two_senders() {
+	local p0 p1 rc=0 d0
+	reload "$1" || return 1
+	wait_for 10 eval '[[ $(vias) == "0 1 0 1" ]]' || { echo "vias $(vias) to begin with"; return 1; }
+	d0=$(demand h0 0 0)
+	iperf_run h0 "$X.100" 5201 "$DRACK_LOGDIR/$1-0.json" -t 10 -B "$X.10" &
+	p0=$!
+	iperf_run h1 "$X.100" 5202 "$DRACK_LOGDIR/$1-1.json" -t 10 -B "$X.20" &
+	p1=$!
+	wait_for 9 eval '[[ $(via h0 rack0v0) != $(via h1 rack0v0) ]]' || rc=1
+	echo "$1: vias (h0v0 h0v1 h1v0 h1v1) $(vias); demand of h0's vNIC 0: +$(($(demand h0 0 0) - d0)) bytes"
+	wait "$p0" "$p1"
+	echo "h0: $(iperf_result "$DRACK_LOGDIR/$1-0.json" 0); h1: $(iperf_result "$DRACK_LOGDIR/$1-1.json" 0)"
+	grep "nic-schedule $1" /tmp/fmd.log | tail -n 2
+	(($(demand h0 0 0) - d0 > 1000000)) || { echo "no demand published"; return 1; }
+	return $rc
+}
+ktap_check demand_spreads_two_senders two_senders demand && diag "$(cat "$DRACK_LOGDIR/check.out")"
+ktap_check static_after_demand eval 'reload static && static_home'
+ktap_check matching_spreads_two_senders two_senders matching && diag "$(cat "$DRACK_LOGDIR/check.out")"
+ktap_check static_after_matching eval 'reload static && static_home'
 
 unexport() {
 	local i

@@ -70,6 +70,14 @@ static uint32_t fmd_sched_carrier(const struct fmd_sched_mem *m, uint32_t v,
 	return m->steer[v][h] >= 0 ? (uint32_t)m->steer[v][h] : v;
 }
 
+/* May @h's vNICs go through NIC @n: usable and assigned to @h? */
+static bool fmd_sched_target(const struct fmd_sched_in *in, uint32_t n,
+			     uint32_t h)
+{
+	return n < DRACK_MAX_NICS && in->usable[n] &&
+	       (in->n[n].assigned & (1ULL << h));
+}
+
 static void fmd_sched_round_robin(const struct fmd_pool *fp,
 				  const struct fmd_sched_in *in,
 				  int8_t want[DRACK_MAX_NICS][DRACK_MAX_HOSTS])
@@ -85,62 +93,66 @@ static void fmd_sched_round_robin(const struct fmd_pool *fp,
 			if (!fmd_sched_vnic(fp, in, v, h))
 				continue;
 			to = in->order[(i + h) % in->nusable];
-			want[v][h] = to == v ? -1 : (int8_t)to;
+			want[v][h] = to == v || !fmd_sched_target(in, to, h) ?
+				     -1 : (int8_t)to;
 		}
 	}
 }
 
-/* queue-depth: at most one move per pass; false if none is due. */
+/*
+ * queue-depth: at most one move per nic-hold-ms, on queue depths averaged
+ * over the passes; a vNIC moved stays put for FMD_QD_COOLDOWN holds, so
+ * one whose own traffic is the queue does not ping-pong.
+ */
+#define FMD_QD_COOLDOWN	5
+
 static bool fmd_sched_queue_depth(struct fmd_pool *fp,
 				  const struct fmd_sched_in *in,
 				  int8_t want[DRACK_MAX_NICS][DRACK_MAX_HOSTS],
 				  char *why, size_t whylen)
 {
 	struct fmd_sched_mem *m = &fp->nic.sched;
-	uint32_t deep = 0, shallow = 0, i, k, v, h, high;
+	uint32_t deep = 0, shallow = 0, i, k, v, h;
 	uint32_t pick_v = DRACK_MAX_NICS, pick_h = 0;
-	uint64_t now = fmd_now_ms();
+	uint64_t now = fmd_now_ms(), cool;
+	double high = fmd_conf.queue_depth_high;
 	bool first = true;
 
 	for (i = 0; i < in->nusable; i++) {
 		v = in->order[i];
-		if (first || in->n[v].queue_depth > in->n[deep].queue_depth)
+		m->depth[v] = (m->depth[v] + in->n[v].queue_depth) / 2;
+		if (first || m->depth[v] > m->depth[deep])
 			deep = v;
-		if (first || in->n[v].queue_depth < in->n[shallow].queue_depth)
+		if (first || m->depth[v] < m->depth[shallow])
 			shallow = v;
 		first = false;
 	}
-	high = fmd_conf.queue_depth_high;
-	if (in->nusable < 2 || in->n[deep].queue_depth < high ||
-	    in->n[deep].queue_depth - in->n[shallow].queue_depth < high / 2 ||
+	if (in->nusable < 2 || deep == shallow || m->depth[deep] < high ||
+	    m->depth[deep] - m->depth[shallow] < high / 2 ||
 	    (m->last_move && now - m->last_move < fmd_conf.nic_hold_ms))
 		return false;
-	/* A vNIC of the shallow NIC going home first, else the next one. */
+	cool = (uint64_t)fmd_conf.nic_hold_ms * FMD_QD_COOLDOWN;
 	for (k = 0; k < DRACK_MAX_NICS * DRACK_MAX_HOSTS; k++) {
 		v = (m->cursor + k) % DRACK_MAX_NICS;
 		h = ((m->cursor + k) / DRACK_MAX_NICS) % DRACK_MAX_HOSTS;
 		if (!fmd_sched_vnic(fp, in, v, h) ||
-		    fmd_sched_carrier(m, v, h) != deep)
+		    fmd_sched_carrier(m, v, h) != deep ||
+		    !fmd_sched_target(in, shallow, h) ||
+		    (m->moved[v][h] && now - m->moved[v][h] < cool))
 			continue;
-		if (v == shallow) {
-			pick_v = v;
-			pick_h = h;
-			break;
-		}
-		if (pick_v == DRACK_MAX_NICS) {
-			pick_v = v;
-			pick_h = h;
-		}
+		pick_v = v;
+		pick_h = h;
+		break;
 	}
 	if (pick_v == DRACK_MAX_NICS)
 		return false;
 	m->cursor = (pick_h * DRACK_MAX_NICS + pick_v + 1) %
 		    (DRACK_MAX_NICS * DRACK_MAX_HOSTS);
 	m->last_move = now;
+	m->moved[pick_v][pick_h] = now;
 	want[pick_v][pick_h] = pick_v == shallow ? -1 : (int8_t)shallow;
-	snprintf(why, whylen, " (NIC %u queue %u, NIC %u queue %u)", deep,
-		 in->n[deep].queue_depth, shallow,
-		 in->n[shallow].queue_depth);
+	snprintf(why, whylen, " (NIC %u queue %.0f, NIC %u queue %.0f)", deep,
+		 m->depth[deep], shallow, m->depth[shallow]);
 	return true;
 }
 
@@ -228,12 +240,14 @@ static bool fmd_sched_demand_place(struct fmd_pool *fp,
 		}
 	for (i = 0; i < nu; i++) {
 		c = fmd_sched_carrier(m, u[i].v, u[i].h);
-		best = in->order[0];
+		best = c;
 		best_l = -1;
 		for (j = 0; j < in->nusable; j++) {
 			double l;
 
 			n = in->order[j];
+			if (!fmd_sched_target(in, n, u[i].h))
+				continue;
 			l = load[n] + u[i].d / fmd_sched_cap(in, n);
 			/* ties: where it is, then lower ids */
 			if (best_l < 0 || l < best_l - 1e-9 ||
@@ -242,6 +256,8 @@ static bool fmd_sched_demand_place(struct fmd_pool *fp,
 				best_l = l;
 			}
 		}
+		if (best_l < 0)
+			continue;	/* nowhere it may go: stays */
 		load[best] = best_l;
 		want[u[i].v][u[i].h] = best == u[i].v ? -1 : (int8_t)best;
 	}
@@ -317,6 +333,7 @@ static bool fmd_sched_matching(struct fmd_pool *fp,
 			for (v = 0; v < DRACK_MAX_NICS; v++)
 				for (h = 0; h < DRACK_MAX_HOSTS; h++)
 					if (req[v][h] && match[v][h] < 0 &&
+					    fmd_sched_target(in, n, h) &&
 					    (g < 0 ||
 					     fmd_sched_before(m, v, h,
 							      (uint32_t)g / DRACK_MAX_HOSTS,
@@ -389,21 +406,38 @@ static bool fmd_sched_steer(struct drack_nl *nl, struct fmd_pool *fp,
 	return true;
 }
 
+/*
+ * Every this often the daemon writes all its choices again: a host with
+ * access to the pool can overwrite another's steer; this repairs it.
+ */
+#define FMD_STEER_REASSERT_MS	10000
+
 void fmd_sched_pass(struct drack_nl *nl, struct fmd_pool *fp,
 		    const struct drack_nic_info *n, const bool *present)
 {
 	static int8_t want[DRACK_MAX_NICS][DRACK_MAX_HOSTS];
 	struct fmd_sched_mem *m = &fp->nic.sched;
 	struct fmd_sched_in in = { .n = n, .present = present };
+	uint64_t now = fmd_now_ms();
 	char why[96] = "";
 	uint32_t v, h;
+	int8_t to;
 
 	if (!fp->hosts_ok)
 		return;
-	if (!m->synced) {
-		/* Unknown what an earlier FM left: every vNIC steered home. */
-		memset(m->steer, -1, sizeof(m->steer));
-		m->last_move = 0;
+	if (!m->synced || now >= m->reassert) {
+		/*
+		 * Unknown what an earlier FM or drackctl left (first pass), or
+		 * time to repair: every pair of the pool is written again.
+		 */
+		if (!m->synced) {
+			memset(m->steer, -1, sizeof(m->steer));
+			memset(m->moved, 0, sizeof(m->moved));
+			m->last_move = 0;
+		}
+		memset(m->dirty, true, sizeof(m->dirty));
+		m->synced = true;
+		m->reassert = now + FMD_STEER_REASSERT_MS;
 	}
 	for (v = 0; v < DRACK_MAX_NICS; v++) {
 		uint32_t owner = n[v].owner;
@@ -414,21 +448,19 @@ void fmd_sched_pass(struct drack_nl *nl, struct fmd_pool *fp,
 		if (in.usable[v])
 			in.order[in.nusable++] = v;
 	}
-	for (v = 0; v < DRACK_MAX_NICS; v++)
-		for (h = 0; h < DRACK_MAX_HOSTS; h++)
-			want[v][h] = m->synced ? m->steer[v][h] : -1;
+	memcpy(want, m->steer, sizeof(want));
 
 	fmd_sched_sample(m, &in);
 	switch (fmd_conf.nic_schedule) {
 	case FMD_SCHED_DEMAND:
 	case FMD_SCHED_MATCHING:
 		/* One decision per nic-hold-ms, on a settled view. */
-		if (m->last_move && fmd_now_ms() - m->last_move < fmd_conf.nic_hold_ms)
+		if (m->last_move && now - m->last_move < fmd_conf.nic_hold_ms)
 			break;
 		if (fmd_conf.nic_schedule == FMD_SCHED_DEMAND ?
 		    fmd_sched_demand_place(fp, &in, want, why, sizeof(why)) :
 		    fmd_sched_matching(fp, &in, want, why, sizeof(why)))
-			m->last_move = fmd_now_ms();
+			m->last_move = now;
 		break;
 	case FMD_SCHED_ROUND_ROBIN:
 		memset(want, -1, sizeof(want));
@@ -443,28 +475,19 @@ void fmd_sched_pass(struct drack_nl *nl, struct fmd_pool *fp,
 	}
 
 	for (v = 0; v < DRACK_MAX_NICS && v < fp->max_nics; v++)
-		for (h = 0; h < DRACK_MAX_HOSTS; h++) {
-			bool known = m->synced;
-
-			/* A host that left starts over at home when it joins. */
-			if (!fmd_sched_vnic(fp, &in, v, h)) {
-				if (m->steer[v][h] >= 0 &&
-				    !drack_nic_steer(nl, fp->id, v, h, -1,
-						     NULL, 0))
-					m->steer[v][h] = -1;
+		for (h = 0; h < DRACK_MAX_HOSTS && h < fp->max_hosts; h++) {
+			/* Not placeable (host gone, NIC not its): home. */
+			to = fmd_sched_vnic(fp, &in, v, h) ? want[v][h] : -1;
+			if (to == m->steer[v][h] && !m->dirty[v][h])
+				continue;
+			if (to == m->steer[v][h] || !fmd_sched_vnic(fp, &in, v, h)) {
+				/* a rewrite, or a departed host's: quietly */
+				if (drack_nic_steer(nl, fp->id, v, h, to, NULL, 0))
+					continue;	/* again next pass */
+			} else if (!fmd_sched_steer(nl, fp, v, h, to, why)) {
 				continue;
 			}
-			if (known && want[v][h] == m->steer[v][h])
-				continue;
-			if (!known && want[v][h] < 0) {
-				/* Quietly home: no line per vNIC at start. */
-				if (!drack_nic_steer(nl, fp->id, v, h, -1,
-						     NULL, 0))
-					m->steer[v][h] = -1;
-				continue;
-			}
-			if (fmd_sched_steer(nl, fp, v, h, want[v][h], why))
-				m->steer[v][h] = want[v][h];
+			m->steer[v][h] = to;
+			m->dirty[v][h] = false;
 		}
-	m->synced = true;
 }

@@ -160,6 +160,7 @@ static void fmd_scan_pools(struct fmd *f)
 		}
 		fp->seen = true;
 		fp->max_nics = d.pi[i].max_nics;
+		fp->max_hosts = d.pi[i].max_hosts;
 		if (fmd_pool_lost(fp, &d.pi[i])) {
 			fmd_warn("pool %u: no longer its fabric manager (now pid %u, epoch %llu), registering again",
 				 fp->id, d.pi[i].fm_pid,

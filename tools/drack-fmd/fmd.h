@@ -160,9 +160,13 @@ struct fmd_nic_mem {
 /* fmd-sched.c: the steering this daemon set, [vNIC's NIC][host]. */
 struct fmd_sched_mem {
 	bool synced;			/* steer[][] is what the pool has */
-	int8_t steer[DRACK_MAX_NICS][DRACK_MAX_HOSTS];	/* -1: its own */
+	int8_t steer[DRACK_MAX_NICS][DRACK_MAX_HOSTS];	/* -1: its own NIC */
+	bool dirty[DRACK_MAX_NICS][DRACK_MAX_HOSTS];	/* to be written */
 	uint64_t last_move;		/* ms of the last move or decision */
+	uint64_t reassert;		/* ms of the next rewrite of all steers */
 	uint32_t cursor;		/* queue-depth: whose vNIC moves next */
+	double depth[DRACK_MAX_NICS];	/* queue-depth: smoothed queue_depth */
+	uint64_t moved[DRACK_MAX_NICS][DRACK_MAX_HOSTS];	/* ms, cooldown */
 	/* demand telemetry per (NIC, host): bytes seen, smoothed rate */
 	uint64_t bytes[DRACK_MAX_NICS][DRACK_MAX_HOSTS];
 	double rate[DRACK_MAX_NICS][DRACK_MAX_HOSTS];	/* bytes/s */
@@ -182,6 +186,7 @@ struct fmd_nic_pool {
 struct fmd_pool {
 	uint32_t id;
 	uint32_t max_nics;			/* NIC table entries */
+	uint32_t max_hosts;			/* host table entries */
 	bool seen;				/* in the latest pool dump */
 	bool registered;			/* we are its fabric manager */
 	bool busy_logged;			/* another FM has it: said so */
