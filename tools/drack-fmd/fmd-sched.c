@@ -17,8 +17,9 @@
  *                queue-depth-high and exceeds the shallowest by half of
  *                that, one vNIC it carries moves to the shallowest NIC
  *                (home, if that is its own), at most one move per
- *                nic-hold-ms. Which one: a vNIC whose own NIC is the
- *                shallow one first, else the next in turn.
+ *                nic-hold-ms, on depths averaged over the polls; the
+ *                vNICs in turn, each resting FMD_QD_COOLDOWN holds after
+ *                a move.
  *   demand       XFabric's idea: every nic-hold-ms, the vNICs that send
  *                (at least FMD_DEMAND_MIN) are placed, largest demand
  *                first, each on the NIC that ends up least loaded for its
@@ -37,7 +38,9 @@
  * and the frames its host has waiting in each NIC's TX ring (queued).
  *
  * Each pass runs after the poll's assignments; a changed policy (SIGHUP)
- * applies at the next pass. Every decision is logged.
+ * applies at the next pass. Every decision is logged. Targets are NICs
+ * assigned to the vNIC's host. All choices are written again at start
+ * and every FMD_STEER_REASSERT_MS (the kernel ignores unchanged ones).
  */
 #include <errno.h>
 #include <stdio.h>
