@@ -275,8 +275,9 @@ static bool fmd_sched_demand_place(struct fmd_pool *fp,
 			want[u[i].v][u[i].h] = m->steer[u[i].v][u[i].h];
 		return false;
 	}
-	snprintf(why, whylen, " (demand: most loaded NIC %.0f -> %.0f kbit/s per Mbit/s)",
-		 curmax * 8 / 1000, newmax * 8 / 1000);
+	/* bytes/s per Mbit/s of speed, as a share of that speed */
+	snprintf(why, whylen, " (demand: the most loaded NIC at %.1f%% of its speed, was %.1f%%)",
+		 newmax * 8 / 1e4, curmax * 8 / 1e4);
 	return true;
 }
 
