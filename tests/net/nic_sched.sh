@@ -30,7 +30,7 @@
 . "$(dirname "$0")/lib.sh"
 
 . "$(dirname "$0")/nic-lab.bash"
-ktap_plan 16
+ktap_plan 17
 CONF=$DRACK_LOGDIR/fmd.conf
 mkdir -p "$DRACK_LOGDIR"
 conf() {
@@ -115,6 +115,40 @@ bad_reload() {
 ktap_check bad_schedule_refused bad_reload && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
 ktap_check static_again eval 'reload static && static_home'
+
+# steer_poke NIC HOST VALUE: write VALUE into the pool's steer of (NIC,
+# HOST) behind the fabric manager's back, as a hostile host could.
+steer_poke() {
+	python3 - "$DRACK_POOL_DEV" "$@" <<'PY'
+import mmap, os, struct, sys
+dev, nic, host, val = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+fd = os.open(dev, os.O_RDWR)
+sb = mmap.mmap(fd, 4096)[:144]
+pool_size, = struct.unpack_from("<Q", sb, 16)
+m = mmap.mmap(fd, pool_size)
+nic_area_off, nic_area_size = struct.unpack_from("<QQ", sb, 112)
+E, = struct.unpack_from("<I", sb, 128)
+rb = lambda e, es: (128 + e * es + 63) & ~63
+blk = nic_area_off + nic * nic_area_size + host * (64 + rb(E, 32) + rb(E, 8) + rb(E, 32))
+struct.pack_into("<H", m, blk + 22, val)	# drack_vq_ctl.steer
+PY
+}
+
+# A host rewrites h0's steer of vNIC 1 to NIC 0: h0 follows it, and the
+# fabric manager, rewriting its choices every 10 s, puts it back.
+hostile_steer() {
+	steer_poke 1 0 1 || return 1
+	wait_for 5 eval '[[ $(via h0 rack0v1) == 0 ]]' || { echo "h0 rack0v1 did not follow the poked steer: $(vias)"; return 1; }
+	echo "poked: vias (h0v0 h0v1 h1v0 h1v1) $(vias)"
+	wait_for 15 eval '[[ $(vias) == "0 1 0 1" ]]' || { echo "not repaired: $(vias)"; return 1; }
+	echo "repaired by the fabric manager: $(vias)"
+	# A garbage value (beyond the NIC table) counts as no steering.
+	steer_poke 1 0 999 || return 1
+	sleep 1
+	[[ $(vias) == "0 1 0 1" ]] || { echo "steer 999 moved a vNIC: $(vias)"; return 1; }
+	wait_for 15 eval '[[ $(steer h0 1) == - ]]'
+}
+ktap_check hostile_steer_repaired hostile_steer && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
 # queue depth of NIC as nic show says
 qdepth() {
