@@ -16,6 +16,10 @@
 # make bench-vms   rack0 vs virtio-net between two VMs
 # make bench-nic   the NIC pool: one host's inter-rack throughput through
 #                  the pool vs its own NIC, all-to-all fairness (2 racks x 2 VMs)
+# make bench-sched  drack-fmd's NIC scheduling policies (static,
+#                  round-robin, queue-depth) side by side: two hosts on one
+#                  vNIC, a busy NIC owner, a short flow under a long one
+#                  (2 racks x 2 VMs)
 # make bench-failover  NIC-pool failover time, a hung owner and a link down,
 #                  20 trials each, timed on the wire (tests/net/failover.sh)
 # make eval     DRack's application evaluation on the lab racks (2 racks x 2
@@ -38,7 +42,7 @@ USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -I$(CURDIR)/kmod -I$(CURDIR)/lib
 
 export CC CFLAGS USER_CFLAGS
 
-.PHONY: all kmod lib tools tests-bin unit netlink-gen dkms-install check check-612 check-debug demo demo-netns bench bench-vms bench-nic bench-failover bench-stages eval clean install deb deb-check
+.PHONY: all kmod lib tools tests-bin unit netlink-gen dkms-install check check-612 check-debug demo demo-netns bench bench-vms bench-nic bench-sched bench-failover bench-stages eval clean install deb deb-check
 
 all: kmod lib tools tests-bin
 
@@ -107,6 +111,9 @@ bench-vms:
 
 bench-nic:
 	bash tests/bench/nic-bench.sh
+
+bench-sched:
+	bash tests/bench/sched-bench.sh
 
 bench-failover:
 	bash tests/bench/failover-bench.sh
