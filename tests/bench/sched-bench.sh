@@ -39,8 +39,9 @@
 #
 # DRACK_BENCH_REPS (3) rounds of every case under every policy, policies
 # in turn within a round; medians reported. DRACK_SCHED_POLICIES picks
-# the policies. Prints a table and "BENCH ..." lines. Needs root; run
-# alone (TCG VMs want every CPU of the machine).
+# the policies; POLICY:HIGH also sets queue-depth-high (queue-depth:8).
+# Prints a table and "BENCH ..." lines. Needs root; run alone (TCG VMs
+# want every CPU of the machine).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 TEST=sched-bench
@@ -118,11 +119,13 @@ rx 1 1 "setsid -f python3 $LOGDIR/sink.py $SINK_PORT >/dev/null 2>&1 </dev/null"
 	{ echo "the sink in rack 1 VM 1 failed"; exit 1; }
 sleep 1
 
-# schedule POLICY: drack-fmd of rack 0 reloads with nic-schedule = POLICY
+# schedule POLICY[:HIGH]: drack-fmd of rack 0 reloads with nic-schedule =
+# POLICY (and queue-depth-high = HIGH if given, e.g. queue-depth:8)
 schedule() {
-	local n
+	local n conf="nic-schedule = ${1%%:*}\nnic-load-interval = 2\n"
+	[[ $1 == *:* ]] && conf+="queue-depth-high = ${1#*:}\n"
 	n=$(grep -c 'configuration reloaded' "$FMDLOG")
-	rx 0 0 "mkdir -p /etc/drack && printf 'nic-schedule = %s\nnic-load-interval = 2\n' $1 >/etc/drack/fmd.conf &&
+	rx 0 0 "mkdir -p /etc/drack && printf '$conf' >/etc/drack/fmd.conf &&
 		kill -HUP \$(pidof -s drack-fmd)" || { say "schedule $1: writing the configuration or SIGHUP failed"; return 1; }
 	for _ in $(seq 100); do
 		(($(grep -c 'configuration reloaded' "$FMDLOG") > n)) && return 0
@@ -146,9 +149,8 @@ vias() { rx 0 "$1" "drackctl -j nic show pool 0 >/hostout/sb-via-now.json" && vi
 
 # home: static, and wait until every vNIC of rack 0 is on its own NIC
 home() {
-	local i
 	schedule static || return 1
-	for i in $(seq 20); do
+	for _ in $(seq 20); do
 		[[ $(vias 0)/$(vias 1) == 01/01 ]] && return 0
 		sleep 0.5
 	done
