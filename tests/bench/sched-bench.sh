@@ -39,7 +39,9 @@
 #
 # DRACK_BENCH_REPS (3) rounds of every case under every policy, policies
 # in turn within a round; medians reported. DRACK_SCHED_POLICIES picks
-# the policies; POLICY:HIGH also sets queue-depth-high (queue-depth:8).
+# the policies (default static, round-robin, queue-depth; any value of
+# nic-schedule, e.g. demand matching); POLICY:HIGH also sets
+# queue-depth-high (queue-depth:8).
 # Prints a table and "BENCH ..." lines. Needs root; run alone (TCG VMs
 # want every CPU of the machine).
 set -uo pipefail
