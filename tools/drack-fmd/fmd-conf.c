@@ -395,6 +395,7 @@ void fmd_conf_describe(const struct fmd_conf *c, char *buf, size_t len)
 		[FMD_INFO] = "info", [FMD_DEBUG] = "debug",
 	};
 	char quota[32], reclaim[96], dead[48], format[64], nicload[32];
+	char sched[64];
 	char pools[FMD_CONF_MAX_POOLS * 11 + 8];
 	size_t o = 0;
 	uint32_t i;
@@ -426,6 +427,19 @@ void fmd_conf_describe(const struct fmd_conf *c, char *buf, size_t len)
 	else
 		snprintf(format, sizeof(format), "yes (max-hosts %u, regions %u)",
 			 c->max_hosts, c->regions);
+	if (c->nic_schedule == FMD_SCHED_QUEUE_DEPTH)
+		snprintf(sched, sizeof(sched), "queue-depth (high %u, hold %u ms)",
+			 c->queue_depth_high, c->nic_hold_ms);
+	else if (c->nic_schedule == FMD_SCHED_MATCHING)
+		snprintf(sched, sizeof(sched), "matching (%s, hold %u ms)",
+			 c->nic_match_priority == FMD_MATCH_SRPT ? "srpt" : "fcfs",
+			 c->nic_hold_ms);
+	else if (c->nic_schedule == FMD_SCHED_DEMAND)
+		snprintf(sched, sizeof(sched), "demand (hold %u ms)",
+			 c->nic_hold_ms);
+	else
+		snprintf(sched, sizeof(sched), "%s",
+			 fmd_nic_schedule_name(c->nic_schedule));
 	if (c->nic_load_interval_s)
 		snprintf(nicload, sizeof(nicload), "every %u s",
 			 c->nic_load_interval_s);
@@ -435,9 +449,6 @@ void fmd_conf_describe(const struct fmd_conf *c, char *buf, size_t len)
 		 "quota %s, reclaim %s, dead-timeout %s, poll %u ms, pools %s, format %s, nic-assign %s, nic-load %s, nic-schedule %s, log-level %s",
 		 quota, reclaim, dead, c->poll_interval_ms, pools, format,
 		 c->nic_assign ? "yes" : "no", nicload,
-		 c->nic_schedule != FMD_SCHED_MATCHING ?
-		 fmd_nic_schedule_name(c->nic_schedule) :
-		 c->nic_match_priority == FMD_MATCH_SRPT ? "matching (srpt)" :
-		 "matching (fcfs)",
+		 sched,
 		 levels[c->log_level]);
 }

@@ -275,9 +275,15 @@ static bool fmd_sched_demand_place(struct fmd_pool *fp,
 			want[u[i].v][u[i].h] = m->steer[u[i].v][u[i].h];
 		return false;
 	}
-	/* bytes/s per Mbit/s of speed, as a share of that speed */
-	snprintf(why, whylen, " (demand: the most loaded NIC at %.1f%% of its speed, was %.1f%%)",
-		 newmax * 8 / 1e4, curmax * 8 / 1e4);
+	/* bytes/s per Mbit/s of speed: a share of it; speed unknown: Mbit/s */
+	for (j = 0, k = 1; j < in->nusable; j++)
+		k &= in->n[in->order[j]].rate != 0;
+	if (k)
+		snprintf(why, whylen, " (demand: the most loaded NIC at %.1f%% of its speed, was %.1f%%)",
+			 newmax * 8 / 1e4, curmax * 8 / 1e4);
+	else
+		snprintf(why, whylen, " (demand: the most loaded NIC at %.2f Mbit/s, was %.2f)",
+			 newmax * 8 / 1e6, curmax * 8 / 1e6);
 	return true;
 }
 
