@@ -294,6 +294,8 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 	if (!drack_nic_usable(dd, vp->nic))
 		drack_nic_changed(dd);
 
+	/* The vNICs frames go to and wake (nh->vnic[]) are RCU-protected. */
+	rcu_read_lock();
 	spin_lock(&vp->rx_lock);
 	done = drack_nic_port_rx(vp, budget);
 	drack_nic_port_refill(vp);
@@ -303,6 +305,7 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 	drack_nic_port_tx_clean(vp);
 	spin_unlock(&vp->tx_lock);
 	drack_nic_port_wake(vp);
+	rcu_read_unlock();
 
 	if (done < budget && napi_complete_done(napi, done) &&
 	    drack_ring_arm(&vp->done))
