@@ -116,6 +116,32 @@ out:
 	return err;
 }
 
+/*
+ * The pool of the fabric manager's request @info, with NIC @nic and host
+ * @host in its tables (drack_pools_lock held), or an ERR_PTR, the extack
+ * set.
+ */
+static struct drack_pool *drack_nl_fm_pair(struct genl_info *info,
+					   const struct nlattr *na, u32 nic,
+					   const struct nlattr *ha, u32 host)
+{
+	struct drack_pool *pool = drack_nl_fm_pool(info);
+
+	if (IS_ERR(pool))
+		return pool;
+	if (nic >= pool->geo.max_nics) {
+		NL_SET_ERR_MSG_ATTR(info->extack, na,
+				    "NIC id beyond the pool's NIC table");
+		return ERR_PTR(-ERANGE);
+	}
+	if (host >= pool->geo.max_hosts) {
+		NL_SET_ERR_MSG_ATTR(info->extack, ha,
+				    "host id beyond the pool's host table");
+		return ERR_PTR(-ERANGE);
+	}
+	return pool;
+}
+
 int drack_nl_nic_assign_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct nlattr *na, *ha, *ma;
@@ -141,21 +167,9 @@ int drack_nl_nic_assign_doit(struct sk_buff *skb, struct genl_info *info)
 	on = nla_get_u32(info->attrs[DRACK_A_ASSIGN]);
 
 	mutex_lock(&drack_pools_lock);
-	pool = drack_nl_fm_pool(info);
+	pool = drack_nl_fm_pair(info, na, nic, ha, host);
 	if (IS_ERR(pool)) {
 		err = PTR_ERR(pool);
-		goto out;
-	}
-	if (nic >= pool->geo.max_nics) {
-		NL_SET_ERR_MSG_ATTR(info->extack, na,
-				    "NIC id beyond the pool's NIC table");
-		err = -ERANGE;
-		goto out;
-	}
-	if (host >= pool->geo.max_hosts) {
-		NL_SET_ERR_MSG_ATTR(info->extack, ha,
-				    "host id beyond the pool's host table");
-		err = -ERANGE;
 		goto out;
 	}
 	if (on && drack_nic_state(pool, nic) == DRACK_NIC_FREE) {
@@ -214,21 +228,9 @@ int drack_nl_nic_steer_doit(struct sk_buff *skb, struct genl_info *info)
 	sa = DRACK_NL_ATTR(info, DRACK_A_VNIC, DRACK_A_VNIC_STEER);
 
 	mutex_lock(&drack_pools_lock);
-	pool = drack_nl_fm_pool(info);
+	pool = drack_nl_fm_pair(info, na, nic, ha, host);
 	if (IS_ERR(pool)) {
 		err = PTR_ERR(pool);
-		goto out;
-	}
-	if (nic >= pool->geo.max_nics) {
-		NL_SET_ERR_MSG_ATTR(info->extack, na,
-				    "NIC id beyond the pool's NIC table");
-		err = -ERANGE;
-		goto out;
-	}
-	if (host >= pool->geo.max_hosts) {
-		NL_SET_ERR_MSG_ATTR(info->extack, ha,
-				    "host id beyond the pool's host table");
-		err = -ERANGE;
 		goto out;
 	}
 	if (sa) {
