@@ -115,16 +115,11 @@ ktap_check no_false_moves no_false_moves && diag "$(cat "$DRACK_LOGDIR/check.out
 
 # Then the NICs go: every Buffer posted to an owner or sent comes home.
 defaults() {
-	local i
 	echo 500 >"$PARAM/nic_failover_ms" && echo 100 >"$PARAM/heartbeat_ms" || return 1
 	wait_for 10 eval "[[ \$(drack_stat h0 via_nic rack0v1) == 1 ]]" || { echo "rack0v1 not back on NIC 1"; return 1; }
 	ping_ok h0 "$X.100" -I "$X.11" || return 1
 	kill_pid "$SENDER"
-	for i in 0 1; do in_ns "h$i" "$DRACKCTL" nic unexport dev eth1 || return 1; done
-	for i in 0 1; do
-		wait_for 10 eval "! ip -n h$i link show rack0v0 && ! ip -n h$i link show rack0v1" ||
-			{ echo "h$i still has a vNIC"; return 1; }
-	done
+	nic_lab_down
 }
 ktap_check back_to_defaults_and_unexport defaults
 

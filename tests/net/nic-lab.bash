@@ -13,6 +13,7 @@
 #   nic_wait_vnics          until h0 and h1 have rack0v0 and rack0v1 up
 #   nic_lab_up              all of it: both NICs exported, hN rack0vV on
 #                           $X.(10 * (N + 1) + V), table 100 + V
+#   nic_lab_down            both NICs unexported, until the vNICs are gone
 
 X=10.9.0
 
@@ -73,4 +74,13 @@ nic_lab_up() {
 	nic_wait_vnics || return 1
 	vnic_addr h0 rack0v0 "$X.10" 100 && vnic_addr h0 rack0v1 "$X.11" 101 &&
 		vnic_addr h1 rack0v0 "$X.20" 100 && vnic_addr h1 rack0v1 "$X.21" 101
+}
+
+nic_lab_down() {
+	local i
+	for i in 0 1; do in_ns "h$i" "$DRACKCTL" nic unexport dev eth1 || return 1; done
+	for i in 0 1; do
+		wait_for 10 eval "! ip -n h$i link show rack0v0 && ! ip -n h$i link show rack0v1" ||
+			{ echo "h$i still has a vNIC"; return 1; }
+	done
 }

@@ -231,14 +231,6 @@ ktap_check static_after_demand eval 'reload static && static_home'
 ktap_check matching_spreads_two_senders two_senders matching && diag "$(cat "$DRACK_LOGDIR/check.out")"
 ktap_check static_after_matching eval 'reload static && static_home'
 
-unexport() {
-	local i
-	for i in 0 1; do in_ns "h$i" "$DRACKCTL" nic unexport dev eth1 || return 1; done
-	for i in 0 1; do
-		wait_for 10 eval "! ip -n h$i link show rack0v0 && ! ip -n h$i link show rack0v1" ||
-			{ echo "h$i still has a vNIC"; return 1; }
-	done
-}
-ktap_check unexport unexport
+ktap_check unexport nic_lab_down
 
 drack_finish
