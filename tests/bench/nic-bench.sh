@@ -43,12 +43,7 @@ RES=$LOGDIR/results.txt
 say() { echo "# $*"; }
 
 say "NIC pool benchmark: B = $NIC_RATE per NIC, $SECS s per run, $REPS runs, transport $NIC_TRANSPORT"
-rc=0
-nic_lab_start >"$LOGDIR/start.out" 2>&1 || rc=$?
-sed 's/^/# /' "$LOGDIR/start.out"
-((rc == 0)) || exit 1
-nic_lab_export >"$LOGDIR/export.out" 2>&1 || { cat "$LOGDIR/export.out"; exit 1; }
-nic_lab_vnics >"$LOGDIR/vnics.out" 2>&1 || { cat "$LOGDIR/vnics.out"; exit 1; }
+nic_lab_bench_up || exit 1
 say "lab up: rack0v0/rack0v1 in every VM (log: $LOGDIR)"
 
 for v in 0 1; do

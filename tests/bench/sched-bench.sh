@@ -106,12 +106,7 @@ EOF
 
 say "machine: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(pgrep -c qemu-system) QEMU processes before the lab"
 say "NIC scheduling benchmark: B = $NIC_RATE per NIC, settle $SETTLE s + $SECS s per case, $REPS rounds, policies ${POLICIES[*]}, short transfers $SHORT_KB KB"
-rc=0
-nic_lab_start >"$LOGDIR/start.out" 2>&1 || rc=$?
-sed 's/^/# /' "$LOGDIR/start.out"
-((rc == 0)) || exit 1
-nic_lab_export >"$LOGDIR/export.out" 2>&1 || { cat "$LOGDIR/export.out"; exit 1; }
-nic_lab_vnics >"$LOGDIR/vnics.out" 2>&1 || { cat "$LOGDIR/vnics.out"; exit 1; }
+nic_lab_bench_up || exit 1
 say "lab up: rack0v0/rack0v1 in every VM (log: $LOGDIR)"
 
 for v in 0 1; do

@@ -69,12 +69,7 @@ sed 's/^/# /' "$OUT/meta.txt"
 
 trap nic_lab_abort EXIT
 trap "exit 143" TERM INT
-rc=0
-nic_lab_start >"$LOGDIR/start.out" 2>&1 || rc=$?
-sed 's/^/# /' "$LOGDIR/start.out"
-((rc == 0)) || exit 1
-nic_lab_export >"$LOGDIR/export.out" 2>&1 || { cat "$LOGDIR/export.out"; exit 1; }
-nic_lab_vnics >"$LOGDIR/vnics.out" 2>&1 || { cat "$LOGDIR/vnics.out"; exit 1; }
+nic_lab_bench_up || exit 1
 eval_routes >"$LOGDIR/routes.out" 2>&1 || { cat "$LOGDIR/routes.out"; exit 1; }
 eval_servers >"$LOGDIR/servers.out" 2>&1 || { cat "$LOGDIR/servers.out"; exit 1; }
 say "lab up in $((SECONDS - T0)) s: C = $DRACK_NIC_RATE, thetas $THETAS, $REPS runs (log: $LOGDIR)"

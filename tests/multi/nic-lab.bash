@@ -25,6 +25,9 @@
 #                            sets NIC_LAB_UP; 1 if one failed)
 #   nic_lab_export           every VM exports its core NIC; NIC_OF[R.V]
 #   nic_lab_vnics            wait for the vNICs, give them addresses and routes
+#   nic_lab_bench_up         the three above for a benchmark: start's lines
+#                            printed "# "-prefixed, each step's output in
+#                            LOGDIR/{start,export,vnics}.out, shown on failure
 #   nic_lab_stop R           stop rack R (its stop output in LOGDIR/stopR.log)
 #   R RACK ARGS...           drack-rack of rack RACK
 #   rx RACK VM CMD...        run CMD in the VM (drack-rack exec, XT seconds)
@@ -82,6 +85,15 @@ nic_lab_abort() {
 }
 
 # Both racks at once: "start_rackR ok|failed: ..." lines; 1 if one failed.
+nic_lab_bench_up() {
+	local rc=0
+	nic_lab_start >"$LOGDIR/start.out" 2>&1 || rc=$?
+	sed 's/^/# /' "$LOGDIR/start.out"
+	((rc == 0)) || return 1
+	nic_lab_export >"$LOGDIR/export.out" 2>&1 || { cat "$LOGDIR/export.out"; return 1; }
+	nic_lab_vnics >"$LOGDIR/vnics.out" 2>&1 || { cat "$LOGDIR/vnics.out"; return 1; }
+}
+
 nic_lab_start() {
 	local r bad=0
 	local -A pid=()
