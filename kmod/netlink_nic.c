@@ -414,6 +414,9 @@ static int drack_nl_fill_nic(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u64_64bit(skb, DRACK_A_NIC_DROPS,
 			      le64_to_cpu(READ_ONCE(e->drops)),
 			      DRACK_A_NIC_PAD) ||
+	    nla_put_u64_64bit(skb, DRACK_A_NIC_WIRE_TX_BYTES,
+			      le64_to_cpu(READ_ONCE(e->wire_tx_bytes)),
+			      DRACK_A_NIC_PAD) ||
 	    drack_nl_fill_nic_local(skb, net, pool, nic))
 		goto cancel;
 	/* Per-host traffic: the fabric manager's business, not a tenant's. */

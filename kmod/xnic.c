@@ -220,10 +220,13 @@ static void drack_xnic_tx_one(struct drack_xnic *x, u32 h,
 		kfree_skb(skb);
 		return;
 	}
+	/* Counted if the NIC's queue took it: the FM rates the NIC by it. */
+	if (dev_queue_xmit(skb) != NET_XMIT_SUCCESS) {
+		drack_counter_inc(&x->st, DRACK_XS_TX_DROPPED);
+		return;
+	}
 	drack_counter_inc(&x->st, DRACK_XS_TX_PACKETS);
 	drack_counter_add(&x->st, DRACK_XS_TX_BYTES, len);
-	if (dev_queue_xmit(skb) != NET_XMIT_SUCCESS)
-		drack_counter_inc(&x->st, DRACK_XS_TX_DROPPED);
 }
 
 static int drack_xnic_tx_host(struct drack_xnic *x, u32 h, int quota)
@@ -340,6 +343,7 @@ static u32 drack_xnic_qdisc_len(struct net_device *dev)
 void drack_xnic_tick(struct drack_xnic *x)
 {
 	struct drack_nic_entry *e = drack_nic_entry(x->dd->pool, x->id);
+	struct rtnl_link_stats64 wire;
 	u64 v[DRACK_XS_NR];
 	u32 depth = 0, h;
 
@@ -353,6 +357,9 @@ void drack_xnic_tick(struct drack_xnic *x)
 	drack_counters_fold(&x->st, v);
 	WRITE_ONCE(e->tx_bytes, cpu_to_le64(v[DRACK_XS_TX_BYTES]));
 	WRITE_ONCE(e->rx_bytes, cpu_to_le64(v[DRACK_XS_RX_BYTES]));
+	/* The owner's own traffic is wire_tx_bytes - tx_bytes. */
+	dev_get_stats(x->lower, &wire);
+	WRITE_ONCE(e->wire_tx_bytes, cpu_to_le64(wire.tx_bytes));
 	WRITE_ONCE(e->drops,
 		   cpu_to_le64(v[DRACK_XS_RX_NO_BUFFER] +
 			       v[DRACK_XS_TX_DROPPED] + v[DRACK_XS_TX_BAD] +
@@ -502,6 +509,7 @@ int drack_xnic_export(struct drack_dev *dd, struct net_device *lower,
 	e->tx_bytes = 0;
 	e->rx_bytes = 0;
 	e->drops = 0;
+	e->wire_tx_bytes = 0;
 	/* Rings reset before hosts may attach to the new generation. */
 	smp_wmb();
 	WRITE_ONCE(e->generation, cpu_to_le32(x->gen));

@@ -62,6 +62,7 @@ static int dl_nic_parse(struct nlmsghdr *nlh, void *arg)
 	n.rx_bytes = dl_u64(tb, DRACK_A_NIC_RX_BYTES);
 	n.queue_depth = dl_u32(tb, DRACK_A_NIC_QUEUE_DEPTH);
 	n.drops = dl_u64(tb, DRACK_A_NIC_DROPS);
+	n.wire_tx_bytes = dl_u64(tb, DRACK_A_NIC_WIRE_TX_BYTES);
 	n.ifindex = dl_u32(tb, DRACK_A_NIC_IFINDEX);
 	dl_string(tb, DRACK_A_NIC_IFNAME, n.ifname, sizeof(n.ifname));
 	n.vnic_ifindex = dl_u32(vt, DRACK_A_VNIC_IFINDEX);

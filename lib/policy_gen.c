@@ -103,6 +103,7 @@ struct nla_policy dl_nic_policy[DRACK_A_NIC_MAX + 1] = {
 	[DRACK_A_NIC_QUEUE_DEPTH] = { .type = NLA_U32 },
 	[DRACK_A_NIC_DROPS] = { .type = NLA_U64 },
 	[DRACK_A_NIC_DEMAND] = { .type = NLA_NESTED },
+	[DRACK_A_NIC_WIRE_TX_BYTES] = { .type = NLA_U64 },
 };
 
 /* What replies may carry in set vnic; checked before any nla_get. */

@@ -202,7 +202,7 @@ struct drack_nic_entry {
 	__le64 tx_bytes;		/* vNIC frames sent on the wire */
 	__le64 rx_bytes;		/* wire frames handed to vNICs */
 	__le64 drops;			/* frames the owner dropped */
-	__le64 reserved;
+	__le64 wire_tx_bytes;		/* all the NIC sent, the owner's too */
 };
 
 /*

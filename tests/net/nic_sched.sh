@@ -19,6 +19,10 @@
 #                measures what each vNIC sends (published in the pool,
 #                shown by nic show -j as demand) and puts one on NIC 1
 #   matching     the same case: NIC 0 and NIC 1 each granted to one sender
+#   owner busy   h1 sends its own traffic through NIC 1 (eth1, not the
+#                pool; its NIC publishes wire_tx_bytes) while h0 sends
+#                through rack0v1: demand and matching move h0's rack0v1
+#                to NIC 0
 #
 # A bad nic-schedule value in a reload is refused and changes nothing.
 # Every decision is in the FM's log, in "drackctl -j nic show" (vnic_steer)
@@ -26,11 +30,13 @@
 #
 # What breaks it: steering ignored by the hosts (via_nic unchanged), the
 # qdisc backlog not in the published queue depth (no move), steers not
-# cleared when the policy goes back to static.
+# cleared when the policy goes back to static, the owner's own traffic
+# not published or not counted by the FM (owner busy: no move). The
+# policies' rules on their own: tests/unit/sched.c.
 . "$(dirname "$0")/lib.sh"
 
 . "$(dirname "$0")/nic-lab.bash"
-ktap_plan 17
+ktap_plan 21
 CONF=$DRACK_LOGDIR/fmd.conf
 mkdir -p "$DRACK_LOGDIR"
 conf() {
@@ -230,6 +236,57 @@ ktap_check demand_spreads_two_senders two_senders demand && diag "$(cat "$DRACK_
 ktap_check static_after_demand eval 'reload static && static_home'
 ktap_check matching_spreads_two_senders two_senders matching && diag "$(cat "$DRACK_LOGDIR/check.out")"
 ktap_check static_after_matching eval 'reload static && static_home'
+
+# nicbytes NIC: "wire_tx_bytes tx_bytes" of NIC in nic show -j
+nicbytes() {
+	in_ns h0 "$DRACKCTL" -j nic show pool 0 | python3 -c '
+import json, sys
+for n in json.load(sys.stdin):
+    if n["nic"] == int(sys.argv[1]):
+        print(n["wire_tx_bytes"], n["tx_bytes"])' "$1"
+}
+
+# owner_busy POLICY: h1 sends 2.2 Mbit/s of its own through NIC 1 (eth1,
+# 4 Mbit/s tbf, not through the pool) while h0 sends through its rack0v1
+# (NIC 1): the policy must see the owner's traffic and move h0's rack0v1
+# to the idle NIC 0.
+owner_busy() {
+	local p rc=0 w0 t0 w1 t1 x0mac
+	reload "$1" || return 1
+	wait_for 10 eval '[[ $(vias) == "0 1 0 1" ]]' || { echo "vias $(vias) to begin with"; return 1; }
+	x0mac=$(ip -n x0 -j link show br0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["address"])')
+	in_ns h1 tc qdisc replace dev eth1 root tbf rate 4mbit burst 16k limit 60000 || return 1
+	read -r w0 t0 < <(nicbytes 1)
+	bg own ip netns exec h1 timeout 15 python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("eth1", 0))
+f = bytes.fromhex(sys.argv[1].replace(":", "")) + bytes(6) + b"\x88\xb5" + bytes(1386)
+while True:
+    for _ in range(20):
+        try:
+            s.send(f)
+        except OSError:
+            pass
+    time.sleep(0.1)' "$x0mac"
+	OWN=$BG_PID
+	iperf_run h0 "$X.100" 5201 "$DRACK_LOGDIR/$1-busy.json" -t 10 -B "$X.11" &
+	p=$!
+	wait_for 9 eval '[[ $(via h0 rack0v1) == 0 ]]' || rc=1
+	echo "$1: vias (h0v0 h0v1 h1v0 h1v1) $(vias)"
+	wait "$p"
+	kill_pid "$OWN"
+	in_ns h1 tc qdisc del dev eth1 root
+	read -r w1 t1 < <(nicbytes 1)
+	echo "h0 through rack0v1: $(iperf_result "$DRACK_LOGDIR/$1-busy.json" 0); NIC 1 sent $((w1 - w0)) bytes, $((t1 - t0)) of them from vNICs"
+	grep "nic-schedule $1" /tmp/fmd.log | tail -n 2
+	(((w1 - w0) - (t1 - t0) > 1000000)) || { echo "the owner's own traffic is not in wire_tx_bytes"; return 1; }
+	return $rc
+}
+ktap_check demand_leaves_busy_owner owner_busy demand && diag "$(cat "$DRACK_LOGDIR/check.out")"
+ktap_check static_after_demand_busy eval 'reload static && static_home'
+ktap_check matching_leaves_busy_owner owner_busy matching && diag "$(cat "$DRACK_LOGDIR/check.out")"
+ktap_check static_after_matching_busy eval 'reload static && static_home'
 
 ktap_check unexport nic_lab_down
 

@@ -35,7 +35,7 @@ void fmd_conf_defaults(struct fmd_conf *c)
 	c->nic_load_interval_s = 10;
 	c->vnic_mac_rack = FMD_RACK_POOL;
 	c->nic_schedule = FMD_SCHED_STATIC;
-	c->queue_depth_high = 16;
+	c->queue_depth_high = 8;
 	c->nic_hold_ms = 2000;
 }
 

@@ -103,60 +103,25 @@ static void fmd_sched_round_robin(const struct fmd_pool *fp,
 }
 
 /*
- * queue-depth: at most one move per nic-hold-ms, on queue depths averaged
- * over the passes; a vNIC moved stays put for FMD_QD_COOLDOWN holds, so
- * one whose own traffic is the queue does not ping-pong.
+ * The owner's own traffic on NIC @n: what the NIC sent minus the vNIC
+ * frames it took from the pool, in bytes/s, smoothed like the demand.
+ * Counters that went back (a new export) give no rate this round.
  */
-#define FMD_QD_COOLDOWN	5
-
-static bool fmd_sched_queue_depth(struct fmd_pool *fp,
-				  const struct fmd_sched_in *in,
-				  int8_t want[DRACK_MAX_NICS][DRACK_MAX_HOSTS],
-				  char *why, size_t whylen)
+static void fmd_sched_sample_own(struct fmd_sched_mem *m, uint32_t n,
+				 const struct drack_nic_info *ni, double dt)
 {
-	struct fmd_sched_mem *m = &fp->nic.sched;
-	uint32_t deep = 0, shallow = 0, i, k, v, h;
-	uint32_t pick_v = DRACK_MAX_NICS, pick_h = 0;
-	uint64_t now = fmd_now_ms(), cool;
-	double high = fmd_conf.queue_depth_high;
-	bool first = true;
+	double r = 0;
 
-	for (i = 0; i < in->nusable; i++) {
-		v = in->order[i];
-		m->depth[v] = (m->depth[v] + in->n[v].queue_depth) / 2;
-		if (first || m->depth[v] > m->depth[deep])
-			deep = v;
-		if (first || m->depth[v] < m->depth[shallow])
-			shallow = v;
-		first = false;
+	if (dt > 0 && ni->wire_tx_bytes >= m->wire[n] &&
+	    ni->tx_bytes >= m->vnic_tx[n]) {
+		double wire = (double)(ni->wire_tx_bytes - m->wire[n]);
+		double vnic = (double)(ni->tx_bytes - m->vnic_tx[n]);
+
+		r = wire > vnic ? (wire - vnic) / dt : 0;
 	}
-	if (in->nusable < 2 || deep == shallow || m->depth[deep] < high ||
-	    m->depth[deep] - m->depth[shallow] < high / 2 ||
-	    (m->last_move && now - m->last_move < fmd_conf.nic_hold_ms))
-		return false;
-	cool = (uint64_t)fmd_conf.nic_hold_ms * FMD_QD_COOLDOWN;
-	for (k = 0; k < DRACK_MAX_NICS * DRACK_MAX_HOSTS; k++) {
-		v = (m->cursor + k) % DRACK_MAX_NICS;
-		h = ((m->cursor + k) / DRACK_MAX_NICS) % DRACK_MAX_HOSTS;
-		if (!fmd_sched_vnic(fp, in, v, h) ||
-		    fmd_sched_carrier(m, v, h) != deep ||
-		    !fmd_sched_target(in, shallow, h) ||
-		    (m->moved[v][h] && now - m->moved[v][h] < cool))
-			continue;
-		pick_v = v;
-		pick_h = h;
-		break;
-	}
-	if (pick_v == DRACK_MAX_NICS)
-		return false;
-	m->cursor = (pick_h * DRACK_MAX_NICS + pick_v + 1) %
-		    (DRACK_MAX_NICS * DRACK_MAX_HOSTS);
-	m->last_move = now;
-	m->moved[pick_v][pick_h] = now;
-	want[pick_v][pick_h] = pick_v == shallow ? -1 : (int8_t)shallow;
-	snprintf(why, whylen, " (NIC %u queue %.0f, NIC %u queue %.0f)", deep,
-		 m->depth[deep], shallow, m->depth[shallow]);
-	return true;
+	m->own[n] = (m->own[n] + r) / 2;
+	m->wire[n] = ni->wire_tx_bytes;
+	m->vnic_tx[n] = ni->tx_bytes;
 }
 
 /*
@@ -187,6 +152,7 @@ static void fmd_sched_sample(struct fmd_sched_mem *m,
 			m->bytes[n][h] = d->tx_bytes;
 			m->queued[n][h] = d->queued;
 		}
+		fmd_sched_sample_own(m, n, &in->n[n], dt);
 	}
 	m->sampled = now;
 }
@@ -196,6 +162,91 @@ static double fmd_sched_demand(const struct fmd_pool *fp, uint32_t v,
 			       uint32_t h)
 {
 	return fp->nic.sched.rate[v][h];
+}
+
+/*
+ * queue-depth: at most one move per nic-hold-ms, on queue depths averaged
+ * over the passes, and only onto a NIC whose queue is under half of
+ * queue-depth-high (two saturated NICs swap nothing). The vNICs that send
+ * go first, but not the deep NIC's only load (a lone flow fills any
+ * queue it is on: moving it moves the queue); idle vNICs follow, so
+ * their latency leaves the queue too. A vNIC moved rests FMD_QD_COOLDOWN
+ * holds, so one whose own traffic is the queue does not ping-pong.
+ */
+#define FMD_QD_COOLDOWN	5
+
+/* May @h's vNIC @v leave NIC @deep for @to now? */
+static bool fmd_qd_movable(const struct fmd_pool *fp,
+			   const struct fmd_sched_in *in, uint32_t v,
+			   uint32_t h, uint32_t deep, uint32_t to)
+{
+	const struct fmd_sched_mem *m = &fp->nic.sched;
+	uint64_t cool = (uint64_t)fmd_conf.nic_hold_ms * FMD_QD_COOLDOWN;
+
+	return fmd_sched_vnic(fp, in, v, h) &&
+	       fmd_sched_carrier(m, v, h) == deep &&
+	       fmd_sched_target(in, to, h) &&
+	       !(m->moved[v][h] && fmd_now_ms() - m->moved[v][h] < cool);
+}
+
+static bool fmd_sched_queue_depth(struct fmd_pool *fp,
+				  const struct fmd_sched_in *in,
+				  int8_t want[DRACK_MAX_NICS][DRACK_MAX_HOSTS],
+				  char *why, size_t whylen)
+{
+	struct fmd_sched_mem *m = &fp->nic.sched;
+	uint32_t deep = 0, shallow = 0, i, k, v, h, senders = 0, pass;
+	uint32_t pick_v = DRACK_MAX_NICS, pick_h = 0;
+	uint64_t now = fmd_now_ms();
+	double high = fmd_conf.queue_depth_high;
+	bool first = true, sending;
+
+	for (i = 0; i < in->nusable; i++) {
+		v = in->order[i];
+		m->depth[v] = (m->depth[v] + in->n[v].queue_depth) / 2;
+		if (first || m->depth[v] > m->depth[deep])
+			deep = v;
+		if (first || m->depth[v] < m->depth[shallow])
+			shallow = v;
+		first = false;
+	}
+	if (in->nusable < 2 || deep == shallow || m->depth[deep] < high ||
+	    m->depth[shallow] >= high / 2 ||
+	    (m->last_move && now - m->last_move < fmd_conf.nic_hold_ms))
+		return false;
+	for (v = 0; v < DRACK_MAX_NICS; v++)
+		for (h = 0; h < DRACK_MAX_HOSTS; h++)
+			if (fmd_sched_vnic(fp, in, v, h) &&
+			    fmd_sched_carrier(m, v, h) == deep &&
+			    fmd_sched_demand(fp, v, h) >= FMD_DEMAND_MIN)
+				senders++;
+	/* Pass 0: senders, unless one alone fills the NIC; pass 1: idle. */
+	for (pass = 0; pass < 2 && pick_v == DRACK_MAX_NICS; pass++) {
+		if (!pass && senders < 2 && m->own[deep] < FMD_DEMAND_MIN)
+			continue;
+		for (k = 0; k < DRACK_MAX_NICS * DRACK_MAX_HOSTS; k++) {
+			v = (m->cursor + k) % DRACK_MAX_NICS;
+			h = ((m->cursor + k) / DRACK_MAX_NICS) % DRACK_MAX_HOSTS;
+			sending = fmd_sched_demand(fp, v, h) >= FMD_DEMAND_MIN;
+			if (sending != !pass ||
+			    !fmd_qd_movable(fp, in, v, h, deep, shallow))
+				continue;
+			pick_v = v;
+			pick_h = h;
+			break;
+		}
+	}
+	if (pick_v == DRACK_MAX_NICS)
+		return false;
+	m->cursor = (pick_h * DRACK_MAX_NICS + pick_v + 1) %
+		    (DRACK_MAX_NICS * DRACK_MAX_HOSTS);
+	m->last_move = now;
+	m->moved[pick_v][pick_h] = now;
+	want[pick_v][pick_h] = pick_v == shallow ? -1 : (int8_t)shallow;
+	snprintf(why, whylen, " (NIC %u queue %.0f, NIC %u queue %.0f; %s)",
+		 deep, m->depth[deep], shallow, m->depth[shallow],
+		 pass == 1 ? "a sender" : "idle");
+	return true;
 }
 
 /* Capacity weight of NIC @n: its speed, 1 if unknown. */
@@ -215,6 +266,12 @@ static bool fmd_sched_demand_place(struct fmd_pool *fp,
 	double newmax = 0, curmax = 0, best_l;
 	uint32_t nu = 0, i, j, k, n, best, c;
 
+	/* The owners' own traffic is there before any vNIC. */
+	for (i = 0; i < in->nusable; i++) {
+		n = in->order[i];
+		if (m->own[n] >= FMD_DEMAND_MIN)
+			load[n] = cur[n] = m->own[n] / fmd_sched_cap(in, n);
+	}
 	for (j = 0; j < DRACK_MAX_NICS; j++)
 		for (k = 0; k < DRACK_MAX_HOSTS; k++) {
 			double d;
@@ -232,7 +289,7 @@ static bool fmd_sched_demand_place(struct fmd_pool *fp,
 			u[nu].h = k;
 			u[nu++].d = d;
 		}
-	if (nu < 2 || in->nusable < 2)
+	if (!nu || in->nusable < 2)
 		return false;
 	/* Largest first (insertion sort: a few dozen at most). */
 	for (i = 1; i < nu; i++)
@@ -299,6 +356,9 @@ static bool fmd_sched_before(const struct fmd_sched_mem *m, uint32_t v,
 	return m->since[v][h] < m->since[bv][bh];
 }
 
+/* nic_to[] of a NIC its owner's own traffic holds (no vNIC's v * 64 + h) */
+#define FMD_MATCH_OWNER	(DRACK_MAX_NICS * DRACK_MAX_HOSTS)
+
 static bool fmd_sched_matching(struct fmd_pool *fp,
 			       const struct fmd_sched_in *in,
 			       int8_t want[DRACK_MAX_NICS][DRACK_MAX_HOSTS],
@@ -308,7 +368,7 @@ static bool fmd_sched_matching(struct fmd_pool *fp,
 	bool req[DRACK_MAX_NICS][DRACK_MAX_HOSTS] = { { false } };
 	int match[DRACK_MAX_NICS][DRACK_MAX_HOSTS];
 	int nic_to[DRACK_MAX_NICS];	/* v * 64 + h of its match, -1 */
-	uint32_t v, h, n, i, round, nmatch = 0, nreq = 0;
+	uint32_t v, h, n, i, round, nmatch = 0, nreq = 0, nown = 0;
 	uint64_t now = fmd_now_ms();
 
 	for (v = 0; v < DRACK_MAX_NICS; v++)
@@ -324,8 +384,18 @@ static bool fmd_sched_matching(struct fmd_pool *fp,
 			req[v][h] = true;
 			nreq++;
 		}
-	for (n = 0; n < DRACK_MAX_NICS; n++)
+	/*
+	 * An owner's own traffic requests its NIC and no other: a request
+	 * with one choice is granted first, so a vNIC that can go
+	 * elsewhere does.
+	 */
+	for (n = 0; n < DRACK_MAX_NICS; n++) {
 		nic_to[n] = -1;
+		if (in->usable[n] && m->own[n] >= FMD_DEMAND_MIN) {
+			nic_to[n] = FMD_MATCH_OWNER;
+			nown++;
+		}
+	}
 	/* With one priority order every free NIC grants the same request:
 	 * at least one pair per round, so as many rounds as NICs suffice. */
 	for (round = 0; round < in->nusable; round++) {
@@ -386,9 +456,9 @@ static bool fmd_sched_matching(struct fmd_pool *fp,
 			else if (!req[v][h])
 				want[v][h] = -1;	/* idle: home */
 		}
-	snprintf(why, whylen, " (matching %s: %u of %u sending vNICs matched)",
+	snprintf(why, whylen, " (matching %s: %u of %u sending vNICs matched, %u NICs busy with their owner's traffic)",
 		 fmd_conf.nic_match_priority == FMD_MATCH_SRPT ? "srpt" : "fcfs",
-		 nmatch, nreq);
+		 nmatch, nreq, nown);
 	return true;
 }
 
@@ -429,7 +499,7 @@ void fmd_sched_pass(struct drack_nl *nl, struct fmd_pool *fp,
 	struct fmd_sched_mem *m = &fp->nic.sched;
 	struct fmd_sched_in in = { .n = n, .present = present };
 	uint64_t now = fmd_now_ms();
-	char why[96] = "";
+	char why[160] = "";
 	uint32_t v, h;
 	int8_t to;
 

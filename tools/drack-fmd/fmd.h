@@ -171,6 +171,9 @@ struct fmd_sched_mem {
 	uint64_t bytes[DRACK_MAX_NICS][DRACK_MAX_HOSTS];
 	double rate[DRACK_MAX_NICS][DRACK_MAX_HOSTS];	/* bytes/s */
 	uint32_t queued[DRACK_MAX_NICS][DRACK_MAX_HOSTS];
+	/* per NIC: the owner's own traffic, bytes/s (wire - vNIC bytes) */
+	uint64_t wire[DRACK_MAX_NICS], vnic_tx[DRACK_MAX_NICS];
+	double own[DRACK_MAX_NICS];
 	uint64_t sampled;		/* ms of the last sample, 0: none */
 	/* matching: since when vNIC [v][h] demands (ms), 0: it does not */
 	uint64_t since[DRACK_MAX_NICS][DRACK_MAX_HOSTS];

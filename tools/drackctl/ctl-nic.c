@@ -164,6 +164,7 @@ static int print_nic(const struct drack_nic_info *n, void *arg)
 	print_nic_assigned(n->assigned);
 	print_uint(PRINT_ANY, "queue_depth", " queue %u", n->queue_depth);
 	ctl_print_counter("tx_bytes", n->tx_bytes);
+	ctl_print_counter("wire_tx_bytes", n->wire_tx_bytes);
 	ctl_print_counter("rx_bytes", n->rx_bytes);
 	ctl_print_counter("drops", n->drops);
 	print_uint(PRINT_JSON, "generation", NULL, n->generation);

@@ -143,6 +143,8 @@ struct drack_nic_info {
 		uint32_t queued;	/* frames waiting in its TX ring */
 		uint64_t tx_bytes;	/* posted since it attached */
 	} demand[64];
+	/* All the physical NIC sent (owner's own = this - tx_bytes). */
+	uint64_t wire_tx_bytes;
 };
 
 enum drack_event_type {

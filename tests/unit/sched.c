@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of drack-fmd's NIC scheduling policies (fmd-sched.c) on a
+ * simulated 2 x 2 NIC pool: host h owns NIC h, both NICs assigned to both
+ * hosts. Each step advances the clock by one poll, publishes what the
+ * flows sent (the hosts' per-vNIC demand, the NICs' vNIC and wire bytes)
+ * and a queue depth per NIC, runs one scheduling pass and applies the
+ * steers it wrote, as the kernel would. drack_nic_steer() is the only
+ * stand-in: it records the choice instead of sending it to a kernel.
+ *
+ * The cases are the lab's (make bench-sched): two hosts on one vNIC, a
+ * NIC busy with its owner's own traffic, one flow alone on a NIC.
+ */
+#include <stdarg.h>
+#include <string.h>
+#include "fmd.h"
+#include "kselftest_harness.h"
+
+#define POLL_MS		500
+#define BUSY_DEPTH	10	/* a saturated tbf's queue, averaged */
+
+static uint64_t now_ms = 1000;
+static int steered[DRACK_MAX_NICS][DRACK_MAX_HOSTS];
+static unsigned int nsteers;	/* calls that changed something */
+
+uint64_t fmd_now_ms(void)
+{
+	return now_ms;
+}
+
+void fmd_log(enum fmd_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > FMD_WARN && !getenv("SCHED_VERBOSE"))
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int drack_nic_steer(struct drack_nl *nl, uint32_t pool, uint32_t nic,
+		    uint32_t host, int via, char *errbuf, size_t errlen)
+{
+	(void)nl;
+	(void)pool;
+	if (errbuf && errlen)
+		errbuf[0] = 0;
+	if (nic >= 2 || host >= 2 || via < -1 || via >= 2)
+		return -EINVAL;
+	if (steered[nic][host] != via)
+		nsteers++;
+	steered[nic][host] = via;
+	return 0;
+}
+
+struct sim {
+	struct fmd_pool fp;
+	struct drack_nic_info nic[2];
+	bool present[DRACK_MAX_NICS];
+	double vnic_rate[2][2];		/* [v][h] bytes/s the vNIC sends */
+	double own_rate[2];		/* bytes/s the owner sends itself */
+};
+
+static void sim_init(struct sim *s, uint32_t policy)
+{
+	uint32_t n, h;
+
+	memset(s, 0, sizeof(*s));
+	fmd_conf_defaults(&fmd_conf);
+	fmd_conf.nic_schedule = policy;
+	fmd_conf.nic_hold_ms = 2000;
+	fmd_conf.queue_depth_high = 8;	/* the rules, whatever the default */
+	s->fp.max_nics = 2;
+	s->fp.max_hosts = 2;
+	s->fp.hosts_ok = true;
+	for (h = 0; h < 2; h++)
+		s->fp.host[h].state = DRACK_HOST_UP;
+	for (n = 0; n < 2; n++) {
+		s->present[n] = true;
+		s->nic[n].id = n;
+		s->nic[n].state = DRACK_NIC_UP;
+		s->nic[n].owner = n;
+		s->nic[n].assigned = 3;
+		s->nic[n].ndemand = 2;
+		for (h = 0; h < 2; h++) {
+			s->nic[n].demand[h].host = h;
+			steered[n][h] = -1;
+		}
+	}
+	nsteers = 0;
+}
+
+/* The NIC carrying host @h's vNIC @v, as the kernel applies steers. */
+static uint32_t carrier(uint32_t v, uint32_t h)
+{
+	return steered[v][h] < 0 ? v : (uint32_t)steered[v][h];
+}
+
+/* One poll: the flows send for POLL_MS, then one scheduling pass. */
+static void sim_step(struct sim *s)
+{
+	double dt = POLL_MS / 1000.0;
+	bool busy[2] = { false, false };
+	uint32_t v, h, c;
+
+	now_ms += POLL_MS;
+	for (v = 0; v < 2; v++)
+		for (h = 0; h < 2; h++) {
+			uint64_t b = (uint64_t)(s->vnic_rate[v][h] * dt);
+
+			if (!b)
+				continue;
+			c = carrier(v, h);
+			s->nic[v].demand[h].tx_bytes += b;
+			s->nic[c].tx_bytes += b;
+			s->nic[c].wire_tx_bytes += b;
+			busy[c] = true;
+		}
+	for (c = 0; c < 2; c++) {
+		s->nic[c].wire_tx_bytes += (uint64_t)(s->own_rate[c] * dt);
+		busy[c] |= s->own_rate[c] > 0;
+		s->nic[c].queue_depth = busy[c] ? BUSY_DEPTH : 0;
+	}
+	fmd_sched_pass(NULL, &s->fp, s->nic, s->present);
+}
+
+static void sim_run(struct sim *s, unsigned int steps)
+{
+	while (steps--)
+		sim_step(s);
+}
+
+#define MBIT(x)	((x) * 1e6 / 8)
+
+/* Both hosts send through their vNIC 0 (NIC 0): they get a NIC each. */
+static void two_on_vnic0(struct __test_metadata *_metadata, uint32_t policy)
+{
+	struct sim s;
+	unsigned int moves;
+
+	sim_init(&s, policy);
+	s.vnic_rate[0][0] = MBIT(2.3);
+	s.vnic_rate[0][1] = MBIT(2.2);
+	sim_run(&s, 12);
+	EXPECT_NE(carrier(0, 0), carrier(0, 1));
+	/* and they stay apart: no more moves of the senders */
+	moves = nsteers;
+	sim_run(&s, 40);
+	EXPECT_NE(carrier(0, 0), carrier(0, 1));
+	EXPECT_LE(nsteers - moves, policy == FMD_SCHED_QUEUE_DEPTH ? 2 : 0);
+}
+
+/*
+ * Host 1 fills NIC 1 with its own traffic (not through the pool) while
+ * host 0 sends through its vNIC 1: that vNIC goes to the idle NIC 0.
+ */
+static void owner_busy(struct __test_metadata *_metadata, uint32_t policy)
+{
+	struct sim s;
+
+	sim_init(&s, policy);
+	s.own_rate[1] = MBIT(1.2);
+	s.vnic_rate[1][0] = MBIT(3.3);
+	sim_run(&s, 12);
+	EXPECT_EQ(0, carrier(1, 0));
+	sim_run(&s, 40);
+	EXPECT_EQ(0, carrier(1, 0));	/* and stays there */
+}
+
+/* One flow alone fills NIC 0: moving it would only move the queue. */
+static void lone_flow(struct __test_metadata *_metadata, uint32_t policy)
+{
+	struct sim s;
+	unsigned int i;
+
+	sim_init(&s, policy);
+	s.vnic_rate[0][0] = MBIT(4.5);
+	for (i = 0; i < 60; i++) {
+		sim_step(&s);
+		ASSERT_EQ(0, carrier(0, 0)) TH_LOG("step %u", i);
+	}
+}
+
+TEST(static_moves_nothing)
+{
+	struct sim s;
+
+	sim_init(&s, FMD_SCHED_STATIC);
+	s.vnic_rate[0][0] = s.vnic_rate[0][1] = MBIT(2);
+	s.own_rate[1] = MBIT(1);
+	sim_run(&s, 30);
+	EXPECT_EQ(0, nsteers);
+}
+
+TEST(queue_depth_two_on_vnic0) { two_on_vnic0(_metadata, FMD_SCHED_QUEUE_DEPTH); }
+TEST(demand_two_on_vnic0) { two_on_vnic0(_metadata, FMD_SCHED_DEMAND); }
+TEST(matching_two_on_vnic0) { two_on_vnic0(_metadata, FMD_SCHED_MATCHING); }
+TEST(queue_depth_owner_busy) { owner_busy(_metadata, FMD_SCHED_QUEUE_DEPTH); }
+TEST(demand_owner_busy) { owner_busy(_metadata, FMD_SCHED_DEMAND); }
+TEST(matching_owner_busy) { owner_busy(_metadata, FMD_SCHED_MATCHING); }
+TEST(queue_depth_lone_flow) { lone_flow(_metadata, FMD_SCHED_QUEUE_DEPTH); }
+TEST(demand_lone_flow) { lone_flow(_metadata, FMD_SCHED_DEMAND); }
+TEST(matching_lone_flow) { lone_flow(_metadata, FMD_SCHED_MATCHING); }
+
+/* The default threshold sees the lab's saturated queue (about 10). */
+TEST(queue_depth_default_threshold)
+{
+	struct fmd_conf c;
+
+	fmd_conf_defaults(&c);
+	EXPECT_LE(c.queue_depth_high, BUSY_DEPTH);
+}
+
+/* A new export resets the NIC's counters: no rate, no crash, no move. */
+TEST(counters_going_back)
+{
+	struct sim s;
+
+	sim_init(&s, FMD_SCHED_DEMAND);
+	s.vnic_rate[1][0] = MBIT(3);
+	sim_run(&s, 3);
+	s.nic[1].tx_bytes = s.nic[1].wire_tx_bytes = 0;
+	s.nic[1].demand[0].tx_bytes = 0;
+	sim_run(&s, 12);
+	EXPECT_EQ(1, carrier(1, 0));
+}
+
+TEST_HARNESS_MAIN
