@@ -15,6 +15,10 @@
 #                one per nic-hold-ms, and the ping is fast again (under
 #                100 ms, less than half of before). static: all home.
 #
+#   mptcp backup with NIC 1 deep the same way, "drackctl nic mptcp backup"
+#                in h0 flags rack0v1's MPTCP endpoint backup (MP_PRIO on
+#                an established connection's subflow) and clears the flag
+#                once the queue is short again
 #   demand       h0 and h1 both send through rack0v0 (NIC 0): the FM
 #                measures what each vNIC sends (published in the pool,
 #                shown by nic show -j as demand) and puts one on NIC 1
@@ -36,7 +40,7 @@
 . "$(dirname "$0")/lib.sh"
 
 . "$(dirname "$0")/nic-lab.bash"
-ktap_plan 21
+ktap_plan 22
 CONF=$DRACK_LOGDIR/fmd.conf
 mkdir -p "$DRACK_LOGDIR"
 conf() {
@@ -193,6 +197,80 @@ while True:
 	[[ $(steer h0 1) == 0 ]] &&
 		awk -v a="$after" -v b="$before" 'BEGIN { exit !(a != "" && a < 100 && (b == "" || b > 2 * a)) }'
 }
+# mib NS NAME: the MPTcpExt counter NAME of NS
+mib() {
+	in_ns "$1" cat /proc/net/netstat | awk -v n="$2" '
+		$1 == "MPTcpExt:" && !k { for (i = 2; i <= NF; i++) key[i] = $i; k = 1; next }
+		$1 == "MPTcpExt:" { for (i = 2; i <= NF; i++) if (key[i] == n) print $i }'
+}
+# ep_flags NS ADDR: the flags of the MPTCP endpoint ADDR, "" if none
+ep_flags() {
+	in_ns "$1" ip -j mptcp endpoint show | python3 -c '
+import json, sys
+for e in json.load(sys.stdin):
+    if e.get("address") == sys.argv[1]:
+        print(" ".join(e.get("flags", [])))' "$2"
+}
+
+# An MPTCP connection from h0 over both vNICs; NIC 1 busy with its owner's
+# traffic: "nic mptcp backup" flags rack0v1's endpoint (MP_PRIO on the
+# established subflow), and clears it once NIC 1's queue is short again.
+mptcp_backup() {
+	local x0mac prio0 prio1 out rc=0 srv cli
+	in_ns h0 "$DRACKCTL" nic mptcp on || return 1
+	bg mpsrv ip netns exec x0 timeout 60 python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 5300)); s.listen(1)
+c, _ = s.accept()
+while c.recv(65536):
+    pass'
+	srv=$BG_PID
+	wait_for 10 eval "in_ns x0 ss -Hltn 'sport = :5300' | grep -q LISTEN" || { echo "no MPTCP listener"; return 1; }
+	bg mpcli ip netns exec h0 timeout 60 python3 -c '
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)
+s.connect((__import__("sys").argv[1], 5300))
+while True:
+    s.send(bytes(1000)); time.sleep(0.05)' "$X.100"
+	cli=$BG_PID
+	# the PM adds the second subflow (from rack0v1's endpoint)
+	wait_for 10 eval '(( $(mib h0 MPJoinSynAckRx) >= 1 ))' || { echo "no second subflow (MPJoinSynAckRx $(mib h0 MPJoinSynAckRx))"; rc=1; }
+	x0mac=$(ip -n x0 -j link show br0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["address"])')
+	in_ns h1 tc qdisc replace dev eth1 root tbf rate 2mbit burst 16k limit 8000000 || return 1
+	bg flood2 ip netns exec h1 timeout 30 python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("eth1", 0))
+f = bytes.fromhex(sys.argv[1].replace(":", "")) + bytes(6) + b"\x88\xb5" + bytes(1386)
+while True:
+    for _ in range(200):
+        s.send(f)
+    time.sleep(0.1)' "$x0mac"
+	FLOOD=$BG_PID
+	wait_for 10 eval '(( $(qdepth 1) >= 16 ))' || { echo "NIC 1 queue $(qdepth 1), not deep"; rc=1; }
+	prio0=$(mib h0 MPPrioTx)
+	out=$(in_ns h0 "$DRACKCTL" nic mptcp backup high 8) || rc=1
+	echo "NIC 1 queue $(qdepth 1), NIC 0 queue $(qdepth 0): $out"
+	[[ $(ep_flags h0 "$X.11") == *backup* && $(ep_flags h0 "$X.10") != *backup* ]] ||
+		{ echo "endpoints: $X.10 [$(ep_flags h0 "$X.10")] $X.11 [$(ep_flags h0 "$X.11")]"; rc=1; }
+	prio1=$(mib h0 MPPrioTx)
+	echo "MP_PRIO sent on the established connection: $((prio1 - prio0))"
+	((prio1 > prio0)) || rc=1
+	kill_pid "$FLOOD"
+	in_ns h1 tc qdisc del dev eth1 root
+	wait_for 10 eval '(( $(qdepth 1) < 4 ))' || { echo "NIC 1 queue $(qdepth 1) after the flood"; rc=1; }
+	out=$(in_ns h0 "$DRACKCTL" -j nic mptcp backup) || rc=1
+	echo "after: $out"
+	[[ $(ep_flags h0 "$X.11") != *backup* ]] || { echo "rack0v1's endpoint still backup"; rc=1; }
+	kill_pid "$cli"
+	kill_pid "$srv"
+	in_ns h0 "$DRACKCTL" nic mptcp off || rc=1
+	return $rc
+}
+ktap_check mptcp_backup_off_deep_nic mptcp_backup && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
 ktap_check queue_depth_moves_off_busy_nic queue_depth && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
 home_again() {

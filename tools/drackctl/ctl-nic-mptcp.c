@@ -17,12 +17,23 @@
  * ip's own message when it fails.
  * "nic policy" (ctl-nic-policy.c) turns the endpoints on and off and
  * counts them with ctl_nic_mptcp_set() and ctl_nic_mptcp_count().
+ *
+ * "backup" is drack-fmd's queue-depth rule for MPTCP subflows, on the
+ * host: the endpoints of a vNIC whose NIC's published queue reached
+ * "high" packets, while another vNIC's NIC is under half of it, get the
+ * backup flag (ip mptcp endpoint change id ID backup: the kernel sends
+ * MP_PRIO on the established subflows and its scheduler prefers the
+ * others); the flag goes once that queue is under half of "high" again.
+ * "follow" does so every "interval" ms on depths averaged over the
+ * rounds, until SIGINT or SIGTERM.
  */
 #include <errno.h>
 #include <ifaddrs.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
@@ -38,10 +49,16 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: drackctl nic mptcp { on | off | show }\n"
-		"on:   an MPTCP endpoint (subflow) for every address of every vNIC of this\n"
-		"      network namespace, limits subflows 8 add_addr_accepted 8;\n"
-		"off:  delete the endpoints of the vNICs (the limits stay);\n"
-		"show: the MPTCP endpoints of the vNICs.\n");
+		"       drackctl nic mptcp backup [ high PACKETS ]\n"
+		"       drackctl nic mptcp follow [ high PACKETS ] [ interval MS ]\n"
+		"on:     an MPTCP endpoint (subflow) for every address of every vNIC of this\n"
+		"        network namespace, limits subflows 8 add_addr_accepted 8;\n"
+		"off:    delete the endpoints of the vNICs (the limits stay);\n"
+		"show:   the MPTCP endpoints of the vNICs;\n"
+		"backup: the backup flag on the endpoints of vNICs whose NIC's queue holds\n"
+		"        high (8) packets or more while another vNIC's NIC holds under\n"
+		"        half of that, off again once under half; prints the changes;\n"
+		"follow: backup every interval (500) ms, on averaged queues, until killed.\n");
 }
 
 /* ---- the endpoints ------------------------------------------------------ */
@@ -356,6 +373,207 @@ static int mp_show(struct mp *m, const struct ctl_vnics *vs)
 	return CTL_OK;
 }
 
+/* ---- backup, follow --------------------------------------------------- */
+
+#define MP_HIGH		8	/* packets, as drack-fmd's queue-depth-high */
+#define MP_INTERVAL	500	/* ms between two rounds of follow */
+#define MP_MAX_LOADS	256	/* NICs remembered by follow */
+
+/* A NIC's queue depth, averaged over follow's rounds. */
+struct mp_avg {
+	uint32_t pool, nic;
+	double depth;
+};
+
+struct mp_backup {
+	uint32_t high;
+	struct mp_avg avg[MP_MAX_LOADS];
+	int navg;
+	bool average;		/* follow: average over the rounds */
+};
+
+static double mp_depth(struct mp_backup *b, const struct ctl_vnics *vs,
+		       uint32_t pool, uint32_t nic)
+{
+	double now = ctl_nic_depth(vs, pool, nic);
+	int i;
+
+	for (i = 0; i < b->navg; i++)
+		if (b->avg[i].pool == pool && b->avg[i].nic == nic)
+			return b->avg[i].depth;
+	if (b->navg < MP_MAX_LOADS) {
+		b->avg[b->navg].pool = pool;
+		b->avg[b->navg].nic = nic;
+		b->avg[b->navg++].depth = now;
+	}
+	return now;
+}
+
+/* Average this round's depths in (once per round, before any lookup). */
+static void mp_depth_update(struct mp_backup *b, const struct ctl_vnics *vs)
+{
+	int i;
+
+	for (i = 0; i < b->navg; i++) {
+		double now = ctl_nic_depth(vs, b->avg[i].pool, b->avg[i].nic);
+
+		b->avg[i].depth = b->average ? (b->avg[i].depth + now) / 2 : now;
+	}
+}
+
+/* Does a vNIC of @pool go through a NIC whose queue is under half high? */
+static bool mp_shallow_elsewhere(struct mp_backup *b,
+				 const struct ctl_vnics *vs, uint32_t pool)
+{
+	int i;
+
+	for (i = 0; i < vs->n; i++)
+		if (vs->v[i].pool == pool &&
+		    mp_depth(b, vs, pool, vs->v[i].via) < b->high / 2.0)
+			return true;
+	return false;
+}
+
+static int mp_change(const struct mp_addr *a, bool backup)
+{
+	char addr[INET6_ADDRSTRLEN], id[16], what[INET6_ADDRSTRLEN + 64];
+	char *argv[MP_ARGS] = { "ip", "mptcp", "endpoint", "change", "id", id,
+				backup ? "backup" : "nobackup", NULL };
+
+	snprintf(id, sizeof(id), "%u", a->id);
+	snprintf(what, sizeof(what), "changing endpoint %s id %u",
+		 mp_ntop(a, addr, sizeof(addr)), a->id);
+	return ctl_run_ip(what, argv, NULL);
+}
+
+/* One round: flags where the queues say so, each change printed. */
+static int mp_backup_round(struct mp_backup *b, const struct ctl_vnics *vs,
+			   struct mp *m)
+{
+	char addr[INET6_ADDRSTRLEN];
+	const struct ctl_vnic *v;
+	struct ifaddrs *ifa = NULL;
+	int j, ret = CTL_OK;
+	double d;
+	bool want;
+
+	if (getifaddrs(&ifa))
+		ifa = NULL;
+	mp_depth_update(b, vs);
+	for (j = 0; j < m->nep; j++) {
+		v = mp_ep_vnic(vs, &m->ep[j], ifa);
+		if (!v)
+			continue;
+		d = mp_depth(b, vs, v->pool, v->via);
+		if (m->ep[j].backup)
+			want = d >= b->high / 2.0;
+		else
+			want = d >= b->high &&
+			       mp_shallow_elsewhere(b, vs, v->pool);
+		if (want == m->ep[j].backup)
+			continue;
+		if (mp_change(&m->ep[j], want)) {
+			ret = CTL_EKERNEL;
+			continue;
+		}
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "dev", "%s", v->name);
+		print_string(PRINT_ANY, "address", " %s",
+			     mp_ntop(&m->ep[j], addr, sizeof(addr)));
+		print_uint(PRINT_ANY, "id", " id %u", m->ep[j].id);
+		print_bool(PRINT_JSON, "backup", NULL, want);
+		print_string(PRINT_FP, NULL, " %s", want ? "backup" : "nobackup");
+		print_uint(PRINT_ANY, "nic", " nic %u", v->via);
+		print_uint(PRINT_ANY, "queue", " queue %u", (unsigned int)(d + 0.5));
+		close_json_object();
+		print_nl();
+	}
+	if (ifa)
+		freeifaddrs(ifa);
+	return ret;
+}
+
+static volatile sig_atomic_t mp_stop;
+
+static void mp_on_signal(int sig)
+{
+	(void)sig;
+	mp_stop = 1;
+}
+
+static int mp_backup_run(struct mp_backup *b, uint32_t interval_ms,
+			 bool follow)
+{
+	struct timespec ts = { .tv_sec = interval_ms / 1000,
+			       .tv_nsec = (long)(interval_ms % 1000) * 1000000L };
+	struct sigaction sa = { .sa_handler = mp_on_signal };
+	struct ctl_vnics vs;
+	struct mp m = { 0 };
+	int ret = CTL_OK;
+
+	if (!mp_present()) {
+		fprintf(stderr, "Error: the kernel has no MPTCP (no /proc/sys/net/mptcp): is it built with CONFIG_MPTCP?\n");
+		return CTL_EKERNEL;
+	}
+	b->average = follow;
+	if (follow) {
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
+	new_json_obj();
+	do {
+		ret = ctl_vnics(&vs);
+		if (!ret) {
+			ret = mp_dump(&m);
+			if (!ret)
+				ret = mp_backup_round(b, &vs, &m);
+			ctl_vnics_free(&vs);
+		}
+		fflush(stdout);
+		if (follow && !mp_stop)
+			nanosleep(&ts, NULL);	/* a signal cuts it short */
+	} while (follow && !mp_stop && !ret);
+	delete_json_obj();
+	free(m.ep);
+	return ret;
+}
+
+static int mp_backup_cmd(int argc, char **argv, bool follow)
+{
+	uint32_t high = MP_HIGH, interval = MP_INTERVAL;
+	bool have_high = false, have_interval = false;
+	struct ctl_arg args[] = {
+		{ .key = "high", .get = get_u32, .u32 = &high,
+		  .have = &have_high, .invalid = "queue depth" },
+		{ .key = "interval", .get = get_u32, .u32 = &interval,
+		  .have = &have_interval, .invalid = "interval" },
+		{ 0 }
+	};
+	struct mp_backup *b;
+	int ret;
+
+	if (!follow)
+		args[1].key = NULL;	/* backup takes "high" only */
+	ret = ctl_args(argc, argv, args, "nic mptcp", usage);
+	if (ret != CTL_MORE)
+		return ret;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return ctl_err(-ENOMEM, NULL, "nic mptcp");
+	b->high = high;
+	if (!high || high > 100000) {
+		fprintf(stderr, "Error: high must be 1 to 100000 packets.\n");
+		ret = CTL_EUSAGE;
+	} else if (interval < 50 || interval > 600000) {
+		fprintf(stderr, "Error: interval must be 50 to 600000 ms.\n");
+		ret = CTL_EUSAGE;
+	} else {
+		ret = mp_backup_run(b, interval, follow);
+	}
+	free(b);
+	return ret;
+}
+
 /*
  * @op on the endpoints of this network namespace. A kernel without MPTCP:
  * an error if @need, else CTL_OK and nothing done.
@@ -395,6 +613,10 @@ int do_nic_mptcp(int argc, char **argv)
 		op = mp_off;
 	else if (matches(*argv, "show") || matches(*argv, "list"))
 		op = mp_show;
+	else if (!strcmp(*argv, "backup"))
+		return mp_backup_cmd(argc - 1, argv + 1, false);
+	else if (!strcmp(*argv, "follow"))
+		return mp_backup_cmd(argc - 1, argv + 1, true);
 	else if (matches(*argv, "help")) {
 		usage(stdout);
 		return CTL_OK;
@@ -414,7 +636,7 @@ int do_nic_mptcp(int argc, char **argv)
 	if (ret)
 		return ret;
 	ret = mp_run(&vs, op, true);
-	free(vs.v);
+	ctl_vnics_free(&vs);
 	return ret;
 }
 

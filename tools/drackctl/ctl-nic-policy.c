@@ -342,6 +342,6 @@ int do_nic_policy(int argc, char **argv)
 	} else if (!ret) {
 		ret = policy_set(&vs, p, only);
 	}
-	free(vs.v);
+	ctl_vnics_free(&vs);
 	return ret;
 }

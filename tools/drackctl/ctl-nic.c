@@ -300,9 +300,17 @@ static int nic_show(int argc, char **argv)
 static int vnic_cb(const struct drack_nic_info *n, void *arg)
 {
 	struct ctl_vnics *vs = arg;
+	struct ctl_nic_load *l;
 	char name[IF_NAMESIZE];
 	struct ctl_vnic *v;
 
+	l = realloc(vs->load, (vs->nload + 1) * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	vs->load = l;
+	l[vs->nload].pool = n->pool;
+	l[vs->nload].nic = n->id;
+	l[vs->nload++].depth = n->queue_depth;
 	/* reported by this kernel: is it in this network namespace? */
 	if (!n->vnic_ifindex || !if_indextoname(n->vnic_ifindex, name) ||
 	    strcmp(name, n->vnic_ifname))
@@ -338,13 +346,29 @@ int ctl_vnics(struct ctl_vnics *vs)
 	if (err) {
 		snprintf(ctx, sizeof(ctx), "pool %u", pi[i - 1].id);
 		free(pi);
-		free(vs->v);
-		vs->v = NULL;
-		vs->n = 0;
+		ctl_vnics_free(vs);
 		return ctl_nic_err(err, NULL, ctx);
 	}
 	free(pi);
 	return CTL_OK;
+}
+
+void ctl_vnics_free(struct ctl_vnics *vs)
+{
+	free(vs->v);
+	free(vs->load);
+	memset(vs, 0, sizeof(*vs));
+}
+
+uint32_t ctl_nic_depth(const struct ctl_vnics *vs, uint32_t pool,
+		       uint32_t nic)
+{
+	int i;
+
+	for (i = 0; i < vs->nload; i++)
+		if (vs->load[i].pool == pool && vs->load[i].nic == nic)
+			return vs->load[i].depth;
+	return 0;
 }
 
 const struct ctl_vnic *ctl_vnic_by_index(const struct ctl_vnics *vs,

@@ -240,13 +240,23 @@ struct ctl_vnic {
 struct ctl_vnics {
 	struct ctl_vnic *v;
 	int n;
+	/* every NIC of the pools seen, with its published queue depth */
+	struct ctl_nic_load {
+		uint32_t pool, nic, depth;
+	} *load;
+	int nload;
 };
 
 /*
- * Every vNIC of this network namespace, by pool and NIC id: CTL_OK, or an
- * error message and the exit status. free() vs->v.
+ * Every vNIC of this network namespace, by pool and NIC id, and the load
+ * of every NIC: CTL_OK, or an error message and the exit status.
+ * ctl_vnics_free() it.
  */
 int ctl_vnics(struct ctl_vnics *vs);
+void ctl_vnics_free(struct ctl_vnics *vs);
+/* The published queue depth of NIC @nic of pool @pool, 0 if unknown. */
+uint32_t ctl_nic_depth(const struct ctl_vnics *vs, uint32_t pool,
+		       uint32_t nic);
 const struct ctl_vnic *ctl_vnic_by_index(const struct ctl_vnics *vs,
 					 int ifindex);
 const struct ctl_vnic *ctl_vnic_by_name(const struct ctl_vnics *vs,
