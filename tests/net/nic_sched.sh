@@ -170,21 +170,37 @@ for n in json.load(sys.stdin):
 }
 rtt_v1() { in_ns h0 ping -c 3 -i 0.2 -W 5 -q -I "$X.11" "$X.100" | awk -F/ '/^rtt/ { print $5 }'; }
 
-queue_depth() {
-	local x0mac before after
+# own_traffic SECS RATE LIMIT FRAMES: h1 sends traffic of its own through
+# NIC 1 (raw frames to x0 on eth1, not the pool), FRAMES full-size frames
+# every 0.1 s for SECS, eth1 under a tbf of RATE holding LIMIT bytes. The
+# sender's pid in OWN; own_traffic_stop ends it and removes the tbf.
+own_traffic() {
+	local x0mac
 	x0mac=$(ip -n x0 -j link show br0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["address"])')
-	# NIC 1 busy with its owner's own traffic: 2 Mbit/s, room for a backlog
-	in_ns h1 tc qdisc replace dev eth1 root tbf rate 2mbit burst 16k limit 8000000 || return 1
-	bg flood ip netns exec h1 timeout 60 python3 -c '
+	in_ns h1 tc qdisc replace dev eth1 root tbf rate "$2" burst 16k limit "$3" || return 1
+	bg own ip netns exec h1 timeout "$1" python3 -c '
 import socket, sys, time
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.bind(("eth1", 0))
 f = bytes.fromhex(sys.argv[1].replace(":", "")) + bytes(6) + b"\x88\xb5" + bytes(1386)
 while True:
-    for _ in range(200):
-        s.send(f)
-    time.sleep(0.1)' "$x0mac"
-	FLOOD=$BG_PID
+    for _ in range(int(sys.argv[2])):
+        try:
+            s.send(f)
+        except OSError:
+            pass
+    time.sleep(0.1)' "$x0mac" "$4"
+	OWN=$BG_PID
+}
+own_traffic_stop() {
+	kill_pid "$OWN"
+	in_ns h1 tc qdisc del dev eth1 root
+}
+
+queue_depth() {
+	local before after
+	# NIC 1 busy with its owner's own traffic: 2 Mbit/s, room for a backlog
+	own_traffic 60 2mbit 8000000 200 || return 1
 	wait_for 10 eval '(( $(qdepth 1) >= 16 ))' || { echo "NIC 1 queue $(qdepth 1), not deep"; return 1; }
 	before=$(rtt_v1)
 	echo "static: NIC 1 queue $(qdepth 1), NIC 0 queue $(qdepth 0); ping through h0 rack0v1 avg ${before:-lost} ms"
@@ -216,7 +232,7 @@ for e in json.load(sys.stdin):
 # traffic: "nic mptcp backup" flags rack0v1's endpoint (MP_PRIO on the
 # established subflow), and clears it once NIC 1's queue is short again.
 mptcp_backup() {
-	local x0mac prio0 prio1 out rc=0 srv cli
+	local prio0 prio1 out rc=0 srv cli
 	in_ns h0 "$DRACKCTL" nic mptcp on || return 1
 	bg mpsrv ip netns exec x0 timeout 60 python3 -c '
 import socket
@@ -237,18 +253,7 @@ while True:
 	cli=$BG_PID
 	# the PM adds the second subflow (from rack0v1's endpoint)
 	wait_for 10 eval '(( $(mib h0 MPJoinSynAckRx) >= 1 ))' || { echo "no second subflow (MPJoinSynAckRx $(mib h0 MPJoinSynAckRx))"; rc=1; }
-	x0mac=$(ip -n x0 -j link show br0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["address"])')
-	in_ns h1 tc qdisc replace dev eth1 root tbf rate 2mbit burst 16k limit 8000000 || return 1
-	bg flood2 ip netns exec h1 timeout 30 python3 -c '
-import socket, sys, time
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-s.bind(("eth1", 0))
-f = bytes.fromhex(sys.argv[1].replace(":", "")) + bytes(6) + b"\x88\xb5" + bytes(1386)
-while True:
-    for _ in range(200):
-        s.send(f)
-    time.sleep(0.1)' "$x0mac"
-	FLOOD=$BG_PID
+	own_traffic 30 2mbit 8000000 200 || return 1
 	wait_for 10 eval '(( $(qdepth 1) >= 16 ))' || { echo "NIC 1 queue $(qdepth 1), not deep"; rc=1; }
 	prio0=$(mib h0 MPPrioTx)
 	out=$(in_ns h0 "$DRACKCTL" nic mptcp backup high 8) || rc=1
@@ -258,8 +263,7 @@ while True:
 	prio1=$(mib h0 MPPrioTx)
 	echo "MP_PRIO sent on the established connection: $((prio1 - prio0))"
 	((prio1 > prio0)) || rc=1
-	kill_pid "$FLOOD"
-	in_ns h1 tc qdisc del dev eth1 root
+	own_traffic_stop
 	wait_for 10 eval '(( $(qdepth 1) < 4 ))' || { echo "NIC 1 queue $(qdepth 1) after the flood"; rc=1; }
 	out=$(in_ns h0 "$DRACKCTL" -j nic mptcp backup) || rc=1
 	echo "after: $out"
@@ -274,8 +278,7 @@ ktap_check mptcp_backup_off_deep_nic mptcp_backup && diag "$(cat "$DRACK_LOGDIR/
 ktap_check queue_depth_moves_off_busy_nic queue_depth && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
 home_again() {
-	kill_pid "$FLOOD"
-	in_ns h1 tc qdisc del dev eth1 root
+	own_traffic_stop
 	reload static && static_home
 }
 ktap_check static_after_queue_depth home_again
@@ -329,32 +332,17 @@ for n in json.load(sys.stdin):
 # (NIC 1): the policy must see the owner's traffic and move h0's rack0v1
 # to the idle NIC 0.
 owner_busy() {
-	local p rc=0 w0 t0 w1 t1 x0mac
+	local p rc=0 w0 t0 w1 t1
 	reload "$1" || return 1
 	wait_for 10 eval '[[ $(vias) == "0 1 0 1" ]]' || { echo "vias $(vias) to begin with"; return 1; }
-	x0mac=$(ip -n x0 -j link show br0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["address"])')
-	in_ns h1 tc qdisc replace dev eth1 root tbf rate 4mbit burst 16k limit 60000 || return 1
 	read -r w0 t0 < <(nicbytes 1)
-	bg own ip netns exec h1 timeout 15 python3 -c '
-import socket, sys, time
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-s.bind(("eth1", 0))
-f = bytes.fromhex(sys.argv[1].replace(":", "")) + bytes(6) + b"\x88\xb5" + bytes(1386)
-while True:
-    for _ in range(20):
-        try:
-            s.send(f)
-        except OSError:
-            pass
-    time.sleep(0.1)' "$x0mac"
-	OWN=$BG_PID
+	own_traffic 15 4mbit 60000 20 || return 1
 	iperf_run h0 "$X.100" 5201 "$DRACK_LOGDIR/$1-busy.json" -t 10 -B "$X.11" &
 	p=$!
 	wait_for 9 eval '[[ $(via h0 rack0v1) == 0 ]]' || rc=1
 	echo "$1: vias (h0v0 h0v1 h1v0 h1v1) $(vias)"
 	wait "$p"
-	kill_pid "$OWN"
-	in_ns h1 tc qdisc del dev eth1 root
+	own_traffic_stop
 	read -r w1 t1 < <(nicbytes 1)
 	echo "h0 through rack0v1: $(iperf_result "$DRACK_LOGDIR/$1-busy.json" 0); NIC 1 sent $((w1 - w0)) bytes, $((t1 - t0)) of them from vNICs"
 	grep "nic-schedule $1" /tmp/fmd.log | tail -n 2
