@@ -17,7 +17,7 @@
 # make bench-nic   the NIC pool: one host's inter-rack throughput through
 #                  the pool vs its own NIC, all-to-all fairness (2 racks x 2 VMs)
 # make bench-sched  drack-fmd's NIC scheduling policies (static,
-#                  round-robin, queue-depth) side by side: two hosts on one
+#                  round-robin, queue-depth, demand, matching) side by side: two hosts on one
 #                  vNIC, a busy NIC owner, a short flow under a long one
 #                  (2 racks x 2 VMs)
 # make bench-failover  NIC-pool failover time, a hung owner and a link down,

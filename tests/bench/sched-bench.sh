@@ -39,9 +39,9 @@
 #
 # DRACK_BENCH_REPS (3) rounds of every case under every policy, policies
 # in turn within a round; medians reported. DRACK_SCHED_POLICIES picks
-# the policies (default static, round-robin, queue-depth; any value of
-# nic-schedule, e.g. demand matching); POLICY:HIGH also sets
-# queue-depth-high (queue-depth:8).
+# the policies (default all five: static, round-robin, queue-depth,
+# demand, matching); POLICY:HIGH also sets queue-depth-high
+# (queue-depth:16).
 # Prints a table and "BENCH ..." lines. Needs root; run alone (TCG VMs
 # want every CPU of the machine).
 set -uo pipefail
@@ -52,7 +52,7 @@ TEST=sched-bench
 
 SECS=${DRACK_BENCH_SECS:-10} REPS=${DRACK_BENCH_REPS:-3}
 SETTLE=${DRACK_SCHED_SETTLE:-6} SHORT_KB=${DRACK_SCHED_SHORT_KB:-128}
-read -ra POLICIES <<<"${DRACK_SCHED_POLICIES:-static round-robin queue-depth}"
+read -ra POLICIES <<<"${DRACK_SCHED_POLICIES:-static round-robin queue-depth demand matching}"
 XT=$((SETTLE + SECS * 3 + 60))
 bash tests/install-deps.sh || exit 1
 make -s kmod tools || exit 1
