@@ -83,6 +83,9 @@ struct drack_xnic {
 	u32 drops[DRACK_MAX_HOSTS][DRACK_VQ_DROP_NR];
 
 	struct drack_counters st;		/* enum drack_xnic_stat */
+	/* wire_tx_bytes: the lower's tx_bytes since export, read every */
+	u64 wire_base;				/* its tx_bytes at export */
+	unsigned long wire_next;		/* jiffies of the next read */
 };
 
 /* Host-side counters of a pooled NIC (per CPU). */

@@ -221,7 +221,7 @@ static void drack_xnic_tx_one(struct drack_xnic *x, u32 h,
 		return;
 	}
 	/* Counted if the NIC's queue took it: the FM rates the NIC by it. */
-	if (dev_queue_xmit(skb) != NET_XMIT_SUCCESS) {
+	if (net_xmit_eval(dev_queue_xmit(skb))) {
 		drack_counter_inc(&x->st, DRACK_XS_TX_DROPPED);
 		return;
 	}
@@ -357,9 +357,16 @@ void drack_xnic_tick(struct drack_xnic *x)
 	drack_counters_fold(&x->st, v);
 	WRITE_ONCE(e->tx_bytes, cpu_to_le64(v[DRACK_XS_TX_BYTES]));
 	WRITE_ONCE(e->rx_bytes, cpu_to_le64(v[DRACK_XS_RX_BYTES]));
-	/* The owner's own traffic is wire_tx_bytes - tx_bytes. */
-	dev_get_stats(x->lower, &wire);
-	WRITE_ONCE(e->wire_tx_bytes, cpu_to_le64(wire.tx_bytes));
+	/*
+	 * The owner's own traffic is wire_tx_bytes - tx_bytes. Some drivers
+	 * read hardware for their stats: at most five times a second.
+	 */
+	if (time_after_eq(jiffies, x->wire_next)) {
+		dev_get_stats(x->lower, &wire);
+		WRITE_ONCE(e->wire_tx_bytes,
+			   cpu_to_le64(wire.tx_bytes - x->wire_base));
+		x->wire_next = jiffies + HZ / 5;
+	}
 	WRITE_ONCE(e->drops,
 		   cpu_to_le64(v[DRACK_XS_RX_NO_BUFFER] +
 			       v[DRACK_XS_TX_DROPPED] + v[DRACK_XS_TX_BAD] +
@@ -432,6 +439,7 @@ int drack_xnic_export(struct drack_dev *dd, struct net_device *lower,
 {
 	struct drack_pool *pool = dd->pool;
 	const struct drack_geometry *g = &pool->geo;
+	struct rtnl_link_stats64 wire;
 	struct drack_nic_entry *e;
 	struct drack_xnic *x;
 	int id, err;
@@ -509,6 +517,9 @@ int drack_xnic_export(struct drack_dev *dd, struct net_device *lower,
 	e->tx_bytes = 0;
 	e->rx_bytes = 0;
 	e->drops = 0;
+	/* From 0 at every export, like tx_bytes: no jump for the FM. */
+	x->wire_base = dev_get_stats(lower, &wire)->tx_bytes;
+	x->wire_next = jiffies;
 	e->wire_tx_bytes = 0;
 	/* Rings reset before hosts may attach to the new generation. */
 	smp_wmb();

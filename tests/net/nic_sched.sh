@@ -194,6 +194,7 @@ while True:
 }
 own_traffic_stop() {
 	kill_pid "$OWN"
+	OWN=
 	in_ns h1 tc qdisc del dev eth1 root
 }
 
@@ -219,21 +220,24 @@ mib() {
 		$1 == "MPTcpExt:" && !k { for (i = 2; i <= NF; i++) key[i] = $i; k = 1; next }
 		$1 == "MPTcpExt:" { for (i = 2; i <= NF; i++) if (key[i] == n) print $i }'
 }
-# ep_flags NS ADDR: the flags of the MPTCP endpoint ADDR, "" if none
-ep_flags() {
+# ep_backup NS ADDR: "backup" if the MPTCP endpoint ADDR has the flag
+# (ip -j prints each flag as a key of its own), "-" if there is no such
+# endpoint, else ""
+ep_backup() {
 	in_ns "$1" ip -j mptcp endpoint show | python3 -c '
 import json, sys
-for e in json.load(sys.stdin):
-    if e.get("address") == sys.argv[1]:
-        print(" ".join(e.get("flags", [])))' "$2"
+e = [e for e in json.load(sys.stdin) if e.get("address") == sys.argv[1]]
+print("-" if not e else "backup" if e[0].get("backup") else "")' "$2"
 }
 
 # An MPTCP connection from h0 over both vNICs; NIC 1 busy with its owner's
 # traffic: "nic mptcp backup" flags rack0v1's endpoint (MP_PRIO on the
 # established subflow), and clears it once NIC 1's queue is short again.
 mptcp_backup() {
-	local prio0 prio1 out rc=0 srv cli
+	local join0 prio0 prio1 out rc=0
+	MP_PIDS=()
 	in_ns h0 "$DRACKCTL" nic mptcp on || return 1
+	join0=$(mib h0 MPJoinSynAckRx)
 	bg mpsrv ip netns exec x0 timeout 60 python3 -c '
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)
@@ -242,24 +246,25 @@ s.bind(("0.0.0.0", 5300)); s.listen(1)
 c, _ = s.accept()
 while c.recv(65536):
     pass'
-	srv=$BG_PID
+	MP_PIDS+=("$BG_PID")
 	wait_for 10 eval "in_ns x0 ss -Hltn 'sport = :5300' | grep -q LISTEN" || { echo "no MPTCP listener"; return 1; }
 	bg mpcli ip netns exec h0 timeout 60 python3 -c '
-import socket, time
+import socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)
-s.connect((__import__("sys").argv[1], 5300))
+s.connect((sys.argv[1], 5300))
 while True:
     s.send(bytes(1000)); time.sleep(0.05)' "$X.100"
-	cli=$BG_PID
-	# the PM adds the second subflow (from rack0v1's endpoint)
-	wait_for 10 eval '(( $(mib h0 MPJoinSynAckRx) >= 1 ))' || { echo "no second subflow (MPJoinSynAckRx $(mib h0 MPJoinSynAckRx))"; rc=1; }
+	MP_PIDS+=("$BG_PID")
+	# the PM adds the second subflow (from the other vNIC's endpoint)
+	wait_for 10 eval '(( $(mib h0 MPJoinSynAckRx) > join0 ))' ||
+		{ echo "no second subflow (MPJoinSynAckRx $(mib h0 MPJoinSynAckRx), was $join0)"; return 1; }
 	own_traffic 30 2mbit 8000000 200 || return 1
-	wait_for 10 eval '(( $(qdepth 1) >= 16 ))' || { echo "NIC 1 queue $(qdepth 1), not deep"; rc=1; }
+	wait_for 10 eval '(( $(qdepth 1) >= 16 ))' || { echo "NIC 1 queue $(qdepth 1), not deep"; return 1; }
 	prio0=$(mib h0 MPPrioTx)
 	out=$(in_ns h0 "$DRACKCTL" nic mptcp backup high 8) || rc=1
 	echo "NIC 1 queue $(qdepth 1), NIC 0 queue $(qdepth 0): $out"
-	[[ $(ep_flags h0 "$X.11") == *backup* && $(ep_flags h0 "$X.10") != *backup* ]] ||
-		{ echo "endpoints: $X.10 [$(ep_flags h0 "$X.10")] $X.11 [$(ep_flags h0 "$X.11")]"; rc=1; }
+	[[ $(ep_backup h0 "$X.11") == backup && $(ep_backup h0 "$X.10") == "" ]] ||
+		{ echo "endpoints: $X.10 [$(ep_backup h0 "$X.10")] $X.11 [$(ep_backup h0 "$X.11")]"; rc=1; }
 	prio1=$(mib h0 MPPrioTx)
 	echo "MP_PRIO sent on the established connection: $((prio1 - prio0))"
 	((prio1 > prio0)) || rc=1
@@ -267,13 +272,18 @@ while True:
 	wait_for 10 eval '(( $(qdepth 1) < 4 ))' || { echo "NIC 1 queue $(qdepth 1) after the flood"; rc=1; }
 	out=$(in_ns h0 "$DRACKCTL" -j nic mptcp backup) || rc=1
 	echo "after: $out"
-	[[ $(ep_flags h0 "$X.11") != *backup* ]] || { echo "rack0v1's endpoint still backup"; rc=1; }
-	kill_pid "$cli"
-	kill_pid "$srv"
-	in_ns h0 "$DRACKCTL" nic mptcp off || rc=1
+	[[ $(ep_backup h0 "$X.11") == "" ]] || { echo "rack0v1's endpoint: [$(ep_backup h0 "$X.11")], want no backup"; rc=1; }
 	return $rc
 }
+# whatever mptcp_backup left: its programs, the endpoints, the tbf
+mptcp_backup_end() {
+	local p
+	for p in "${MP_PIDS[@]}"; do kill_pid "$p"; done
+	[[ -n ${OWN:-} ]] && own_traffic_stop 2>/dev/null
+	in_ns h0 "$DRACKCTL" nic mptcp off
+}
 ktap_check mptcp_backup_off_deep_nic mptcp_backup && diag "$(cat "$DRACK_LOGDIR/check.out")"
+mptcp_backup_end >/dev/null 2>&1
 
 ktap_check queue_depth_moves_off_busy_nic queue_depth && diag "$(cat "$DRACK_LOGDIR/check.out")"
 

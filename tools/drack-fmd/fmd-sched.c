@@ -14,24 +14,29 @@
  *   queue-depth  DFabric's choice: when the deepest published queue (TX
  *                entries waiting plus the physical NIC's qdisc backlog,
  *                the owner's own traffic included) reaches
- *                queue-depth-high and exceeds the shallowest by half of
- *                that, one vNIC it carries moves to the shallowest NIC
- *                (home, if that is its own), at most one move per
- *                nic-hold-ms, on depths averaged over the polls; the
- *                vNICs in turn, each resting FMD_QD_COOLDOWN holds after
- *                a move.
+ *                queue-depth-high and the shallowest is under half of
+ *                that (or the deep one at least twice it plus
+ *                queue-depth-high), one vNIC it carries moves to the
+ *                shallowest NIC (home, if that is its own), at most one
+ *                move per nic-hold-ms, on depths averaged over the polls:
+ *                senders first, unless one sender alone is the NIC's
+ *                load, then idle vNICs, each resting FMD_QD_COOLDOWN
+ *                holds after a move.
  *   demand       XFabric's idea: every nic-hold-ms, the vNICs that send
  *                (at least FMD_DEMAND_MIN) are placed, largest demand
  *                first, each on the NIC that ends up least loaded for its
- *                speed (longest-processing-time first); applied only if
+ *                speed (longest-processing-time first), the owners' own
+ *                traffic counted as load already there; applied only if
  *                that lowers the most loaded NIC's load by a tenth.
  *   matching     EDM's: every nic-hold-ms the sending vNICs request every
  *                usable NIC, each free NIC grants one request (the one
  *                demanding longest, fcfs, or with the fewest frames
  *                queued, srpt: nic-match-priority), each vNIC accepts one
  *                grant (its current NIC first), repeated while it adds
- *                pairs (iterative maximal matching, PIM). Matched vNICs go
- *                to their NIC, idle ones home, the unmatched stay put.
+ *                pairs (iterative maximal matching, PIM); a NIC whose
+ *                owner sends enough of its own is its owner's. Matched
+ *                vNICs go to their NIC, idle ones home, the unmatched
+ *                stay put.
  *
  * Demand: what each vNIC sent, whichever NIC carried it, published by its
  * host in the pool with its heartbeat (bytes), sampled at every pass,
@@ -105,23 +110,43 @@ static void fmd_sched_round_robin(const struct fmd_pool *fp,
 /*
  * The owner's own traffic on NIC @n: what the NIC sent minus the vNIC
  * frames it took from the pool, in bytes/s, smoothed like the demand.
- * Counters that went back (a new export) give no rate this round.
+ * Signed: the two counters differ by the time between enqueue and
+ * completion, so a sample may be negative and the average stays honest.
+ * A new export (generation) or a NIC seen again starts from its counters.
  */
 static void fmd_sched_sample_own(struct fmd_sched_mem *m, uint32_t n,
 				 const struct drack_nic_info *ni, double dt)
 {
-	double r = 0;
+	double wire, vnic;
 
-	if (dt > 0 && ni->wire_tx_bytes >= m->wire[n] &&
-	    ni->tx_bytes >= m->vnic_tx[n]) {
-		double wire = (double)(ni->wire_tx_bytes - m->wire[n]);
-		double vnic = (double)(ni->tx_bytes - m->vnic_tx[n]);
-
-		r = wire > vnic ? (wire - vnic) / dt : 0;
+	if (dt > 0 && m->wire_gen[n] && m->wire_gen[n] == ni->generation &&
+	    ni->wire_tx_bytes >= m->wire[n] && ni->tx_bytes >= m->vnic_tx[n]) {
+		wire = (double)(ni->wire_tx_bytes - m->wire[n]);
+		vnic = (double)(ni->tx_bytes - m->vnic_tx[n]);
+		m->own[n] = (m->own[n] + (wire - vnic) / dt) / 2;
+		m->vnic_rate[n] = (m->vnic_rate[n] + vnic / dt) / 2;
+	} else {
+		m->own[n] = 0;
+		m->vnic_rate[n] = 0;
 	}
-	m->own[n] = (m->own[n] + r) / 2;
+	m->wire_gen[n] = ni->generation;
 	m->wire[n] = ni->wire_tx_bytes;
 	m->vnic_tx[n] = ni->tx_bytes;
+}
+
+/*
+ * The owner's own traffic on NIC @n as the policies count it, 0 if it is
+ * small: under FMD_DEMAND_MIN, under 5% of the NIC's speed, or within a
+ * tenth of the vNIC traffic (a driver may count headers per segment of a
+ * GSO frame that the pool counts once).
+ */
+static double fmd_sched_own(const struct fmd_sched_mem *m,
+			    const struct fmd_sched_in *in, uint32_t n)
+{
+	double own = m->own[n] - m->vnic_rate[n] / 10;
+	double floor = (double)in->n[n].rate * 1e6 / 8 / 20;
+
+	return own >= FMD_DEMAND_MIN && own >= floor ? own : 0;
 }
 
 /*
@@ -136,8 +161,10 @@ static void fmd_sched_sample(struct fmd_sched_mem *m,
 	uint32_t n, i, h;
 
 	for (n = 0; n < DRACK_MAX_NICS; n++) {
-		if (!in->present[n])
+		if (!in->present[n]) {
+			m->wire_gen[n] = 0;	/* seen again: a new baseline */
 			continue;
+		}
 		for (i = 0; i < in->n[n].ndemand; i++) {
 			const struct drack_nic_demand *d = &in->n[n].demand[i];
 			double r = 0;
@@ -167,7 +194,8 @@ static double fmd_sched_demand(const struct fmd_pool *fp, uint32_t v,
 /*
  * queue-depth: at most one move per nic-hold-ms, on queue depths averaged
  * over the passes, and only onto a NIC whose queue is under half of
- * queue-depth-high (two saturated NICs swap nothing). The vNICs that send
+ * queue-depth-high or far shorter than the deep one (two NICs saturated
+ * alike swap nothing). The vNICs that send
  * go first, but not the deep NIC's only load (a lone flow fills any
  * queue it is on: moving it moves the queue); idle vNICs follow, so
  * their latency leaves the queue too. A vNIC moved rests FMD_QD_COOLDOWN
@@ -196,6 +224,7 @@ static bool fmd_sched_queue_depth(struct fmd_pool *fp,
 {
 	struct fmd_sched_mem *m = &fp->nic.sched;
 	uint32_t deep = 0, shallow = 0, i, k, v, h, senders = 0, pass;
+	uint32_t pick_pass = 0;
 	uint32_t pick_v = DRACK_MAX_NICS, pick_h = 0;
 	uint64_t now = fmd_now_ms();
 	double high = fmd_conf.queue_depth_high;
@@ -210,8 +239,10 @@ static bool fmd_sched_queue_depth(struct fmd_pool *fp,
 			shallow = v;
 		first = false;
 	}
+	/* The target is short, or far shorter than the deep one. */
 	if (in->nusable < 2 || deep == shallow || m->depth[deep] < high ||
-	    m->depth[shallow] >= high / 2 ||
+	    (m->depth[shallow] >= high / 2 &&
+	     m->depth[deep] < 2 * m->depth[shallow] + high) ||
 	    (m->last_move && now - m->last_move < fmd_conf.nic_hold_ms))
 		return false;
 	for (v = 0; v < DRACK_MAX_NICS; v++)
@@ -222,7 +253,7 @@ static bool fmd_sched_queue_depth(struct fmd_pool *fp,
 				senders++;
 	/* Pass 0: senders, unless one alone fills the NIC; pass 1: idle. */
 	for (pass = 0; pass < 2 && pick_v == DRACK_MAX_NICS; pass++) {
-		if (!pass && senders < 2 && m->own[deep] < FMD_DEMAND_MIN)
+		if (!pass && senders < 2 && !fmd_sched_own(m, in, deep))
 			continue;
 		for (k = 0; k < DRACK_MAX_NICS * DRACK_MAX_HOSTS; k++) {
 			v = (m->cursor + k) % DRACK_MAX_NICS;
@@ -233,6 +264,7 @@ static bool fmd_sched_queue_depth(struct fmd_pool *fp,
 				continue;
 			pick_v = v;
 			pick_h = h;
+			pick_pass = pass;
 			break;
 		}
 	}
@@ -245,7 +277,7 @@ static bool fmd_sched_queue_depth(struct fmd_pool *fp,
 	want[pick_v][pick_h] = pick_v == shallow ? -1 : (int8_t)shallow;
 	snprintf(why, whylen, " (NIC %u queue %.0f, NIC %u queue %.0f; %s)",
 		 deep, m->depth[deep], shallow, m->depth[shallow],
-		 pass == 1 ? "a sender" : "idle");
+		 pick_pass ? "idle" : "a sender");
 	return true;
 }
 
@@ -269,8 +301,8 @@ static bool fmd_sched_demand_place(struct fmd_pool *fp,
 	/* The owners' own traffic is there before any vNIC. */
 	for (i = 0; i < in->nusable; i++) {
 		n = in->order[i];
-		if (m->own[n] >= FMD_DEMAND_MIN)
-			load[n] = cur[n] = m->own[n] / fmd_sched_cap(in, n);
+		load[n] = cur[n] = fmd_sched_own(m, in, n) /
+				   fmd_sched_cap(in, n);
 	}
 	for (j = 0; j < DRACK_MAX_NICS; j++)
 		for (k = 0; k < DRACK_MAX_HOSTS; k++) {
@@ -391,7 +423,7 @@ static bool fmd_sched_matching(struct fmd_pool *fp,
 	 */
 	for (n = 0; n < DRACK_MAX_NICS; n++) {
 		nic_to[n] = -1;
-		if (in->usable[n] && m->own[n] >= FMD_DEMAND_MIN) {
+		if (in->usable[n] && fmd_sched_own(m, in, n) > 0) {
 			nic_to[n] = FMD_MATCH_OWNER;
 			nown++;
 		}

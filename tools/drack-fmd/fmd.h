@@ -173,7 +173,9 @@ struct fmd_sched_mem {
 	uint32_t queued[DRACK_MAX_NICS][DRACK_MAX_HOSTS];
 	/* per NIC: the owner's own traffic, bytes/s (wire - vNIC bytes) */
 	uint64_t wire[DRACK_MAX_NICS], vnic_tx[DRACK_MAX_NICS];
-	double own[DRACK_MAX_NICS];
+	uint32_t wire_gen[DRACK_MAX_NICS];	/* export they count from, 0: none */
+	double own[DRACK_MAX_NICS];		/* smoothed, may be < 0 */
+	double vnic_rate[DRACK_MAX_NICS];	/* vNIC bytes/s, smoothed */
 	uint64_t sampled;		/* ms of the last sample, 0: none */
 	/* matching: since when vNIC [v][h] demands (ms), 0: it does not */
 	uint64_t since[DRACK_MAX_NICS][DRACK_MAX_HOSTS];

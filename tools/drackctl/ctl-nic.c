@@ -310,6 +310,7 @@ static int vnic_cb(const struct drack_nic_info *n, void *arg)
 	vs->load = l;
 	l[vs->nload].pool = n->pool;
 	l[vs->nload].nic = n->id;
+	l[vs->nload].state = n->state;
 	l[vs->nload++].depth = n->queue_depth;
 	/* reported by this kernel: is it in this network namespace? */
 	if (!n->vnic_ifindex || !if_indextoname(n->vnic_ifindex, name) ||
@@ -360,15 +361,16 @@ void ctl_vnics_free(struct ctl_vnics *vs)
 	memset(vs, 0, sizeof(*vs));
 }
 
-uint32_t ctl_nic_depth(const struct ctl_vnics *vs, uint32_t pool,
-		       uint32_t nic)
+int64_t ctl_nic_depth(const struct ctl_vnics *vs, uint32_t pool,
+		      uint32_t nic)
 {
 	int i;
 
 	for (i = 0; i < vs->nload; i++)
 		if (vs->load[i].pool == pool && vs->load[i].nic == nic)
-			return vs->load[i].depth;
-	return 0;
+			return vs->load[i].state == DRACK_NIC_UP ?
+			       (int64_t)vs->load[i].depth : -1;
+	return -1;
 }
 
 const struct ctl_vnic *ctl_vnic_by_index(const struct ctl_vnics *vs,

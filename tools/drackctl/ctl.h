@@ -242,7 +242,7 @@ struct ctl_vnics {
 	int n;
 	/* every NIC of the pools seen, with its published queue depth */
 	struct ctl_nic_load {
-		uint32_t pool, nic, depth;
+		uint32_t pool, nic, state, depth;
 	} *load;
 	int nload;
 };
@@ -254,9 +254,9 @@ struct ctl_vnics {
  */
 int ctl_vnics(struct ctl_vnics *vs);
 void ctl_vnics_free(struct ctl_vnics *vs);
-/* The published queue depth of NIC @nic of pool @pool, 0 if unknown. */
-uint32_t ctl_nic_depth(const struct ctl_vnics *vs, uint32_t pool,
-		       uint32_t nic);
+/* The published queue depth of NIC @nic of pool @pool, -1: not up. */
+int64_t ctl_nic_depth(const struct ctl_vnics *vs, uint32_t pool,
+		      uint32_t nic);
 const struct ctl_vnic *ctl_vnic_by_index(const struct ctl_vnics *vs,
 					 int ifindex);
 const struct ctl_vnic *ctl_vnic_by_name(const struct ctl_vnics *vs,
