@@ -287,7 +287,7 @@ static const char *fmd_rate(uint64_t now, uint64_t then, uint64_t ms,
 void fmd_nic_load_log(struct drack_nl *nl, struct fmd_pool *fp)
 {
 	static struct fmd_nics s;
-	char tx[32], rx[32], hosts[DRACK_MAX_HOSTS * 3 + 1], dev[40];
+	char tx[32], rx[32], wire[32], hosts[DRACK_MAX_HOSTS * 3 + 1], dev[40];
 	uint64_t now, ms;
 	uint32_t id;
 
@@ -305,11 +305,13 @@ void fmd_nic_load_log(struct drack_nl *nl, struct fmd_pool *fp)
 		     now - m->load_when : 0;
 		snprintf(dev, sizeof(dev), "%s%s", n->ifname[0] ? " " : "",
 			 n->ifname);
-		fmd_info("pool %u NIC %u (host %u%s, %s): queue %u, tx %llu bytes (%s), rx %llu bytes (%s), drops %llu (+%llu), vNICs for hosts %s",
+		fmd_info("pool %u NIC %u (host %u%s, %s): queue %u, tx %llu bytes (%s; the NIC in all %s), rx %llu bytes (%s), drops %llu (+%llu), vNICs for hosts %s",
 			 fp->id, id, n->owner, dev,
 			 drack_nic_state_name(n->state), n->queue_depth,
 			 (unsigned long long)n->tx_bytes,
 			 fmd_rate(n->tx_bytes, m->tx_bytes, ms, tx, sizeof(tx)),
+			 fmd_rate(n->wire_tx_bytes, m->wire_tx_bytes, ms, wire,
+				  sizeof(wire)),
 			 (unsigned long long)n->rx_bytes,
 			 fmd_rate(n->rx_bytes, m->rx_bytes, ms, rx, sizeof(rx)),
 			 (unsigned long long)n->drops,
@@ -317,6 +319,7 @@ void fmd_nic_load_log(struct drack_nl *nl, struct fmd_pool *fp)
 					      n->drops - m->drops : 0),
 			 fmd_hosts_str(n->assigned, hosts, sizeof(hosts)));
 		m->tx_bytes = n->tx_bytes;
+		m->wire_tx_bytes = n->wire_tx_bytes;
 		m->rx_bytes = n->rx_bytes;
 		m->drops = n->drops;
 		m->load_when = now;

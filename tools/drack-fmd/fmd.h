@@ -153,7 +153,7 @@ struct fmd_nic_mem {
 	uint32_t generation;		/* 0: not read from a dump yet */
 	bool error_logged;		/* an assignment error, once */
 	/* the counters at the previous load line, for rates */
-	uint64_t tx_bytes, rx_bytes, drops;
+	uint64_t tx_bytes, rx_bytes, drops, wire_tx_bytes;
 	uint64_t load_when;		/* 0: no load line yet */
 };
 
