@@ -25,8 +25,8 @@
 #   matching     the same case: NIC 0 and NIC 1 each granted to one sender
 #   owner busy   h1 sends its own traffic through NIC 1 (eth1, not the
 #                pool; its NIC publishes wire_tx_bytes) while h0 sends
-#                through rack0v1: demand and matching move h0's rack0v1
-#                to NIC 0
+#                UDP through rack0v1, more than NIC 1's tbf passes:
+#                demand and matching move h0's rack0v1 to NIC 0
 #
 # A bad nic-schedule value in a reload is refused and changes nothing.
 # Every decision is in the FM's log, in "drackctl -j nic show" (vnic_steer)
@@ -338,16 +338,18 @@ for n in json.load(sys.stdin):
 }
 
 # owner_busy POLICY: h1 sends 2.2 Mbit/s of its own through NIC 1 (eth1,
-# 4 Mbit/s tbf, not through the pool) while h0 sends through its rack0v1
-# (NIC 1): the policy must see the owner's traffic and move h0's rack0v1
-# to the idle NIC 0.
+# 4 Mbit/s tbf, not through the pool) while h0 sends 3 Mbit/s of UDP
+# through its rack0v1 (NIC 1): more than the tbf passes, so its queue is
+# full (the FM counts a 10 Gbit/s veth's owner traffic only on a deep
+# queue) and h0's demand does not depend on what gets through. The
+# policy must see the owner's traffic and move h0's rack0v1 to NIC 0.
 owner_busy() {
 	local p rc=0 w0 t0 w1 t1
 	reload "$1" || return 1
 	wait_for 10 eval '[[ $(vias) == "0 1 0 1" ]]' || { echo "vias $(vias) to begin with"; return 1; }
 	read -r w0 t0 < <(nicbytes 1)
 	own_traffic 15 4mbit 60000 20 || return 1
-	iperf_run h0 "$X.100" 5201 "$DRACK_LOGDIR/$1-busy.json" -t 10 -B "$X.11" &
+	iperf_run h0 "$X.100" 5201 "$DRACK_LOGDIR/$1-busy.json" -t 10 -u -b 3M -B "$X.11" &
 	p=$!
 	wait_for 9 eval '[[ $(via h0 rack0v1) == 0 ]]' || rc=1
 	echo "$1: vias (h0v0 h0v1 h1v0 h1v1) $(vias)"

@@ -62,6 +62,7 @@ struct sim {
 	double vnic_rate[2][2];		/* [v][h] bytes/s the vNIC sends */
 	double own_rate[2];		/* bytes/s the owner sends itself */
 	double wire_overhead;		/* the driver's count of a vNIC byte - 1 */
+	int depth[2];			/* >= 0: the queue published, whatever */
 };
 
 static void sim_init(struct sim *s, uint32_t policy)
@@ -83,6 +84,7 @@ static void sim_init(struct sim *s, uint32_t policy)
 		s->nic[n].id = n;
 		s->nic[n].state = DRACK_NIC_UP;
 		s->nic[n].generation = 1;
+		s->depth[n] = -1;
 		s->nic[n].owner = n;
 		s->nic[n].assigned = 3;
 		s->nic[n].ndemand = 2;
@@ -123,7 +125,8 @@ static void sim_step(struct sim *s)
 	for (c = 0; c < 2; c++) {
 		s->nic[c].wire_tx_bytes += (uint64_t)(s->own_rate[c] * dt);
 		busy[c] |= s->own_rate[c] > 0;
-		s->nic[c].queue_depth = busy[c] ? BUSY_DEPTH : 0;
+		s->nic[c].queue_depth = s->depth[c] >= 0 ? (uint32_t)s->depth[c] :
+					busy[c] ? BUSY_DEPTH : 0;
 	}
 	fmd_sched_pass(NULL, &s->fp, s->nic, s->present);
 }
@@ -169,6 +172,39 @@ static void owner_busy(struct __test_metadata *_metadata, uint32_t policy)
 	EXPECT_EQ(0, carrier(1, 0));
 	sim_run(&s, 40);
 	EXPECT_EQ(0, carrier(1, 0));	/* and stays there */
+}
+
+/*
+ * On a 10 Gbit/s NIC (speed known) the owner's 1.2 Mbit/s counts only
+ * while the NIC's queue is deep: a shaped link, as in the lab.
+ */
+static void owner_busy_fast_nic(struct __test_metadata *_metadata,
+				uint32_t policy)
+{
+	struct sim s;
+
+	sim_init(&s, policy);
+	s.nic[0].rate = s.nic[1].rate = 10000;
+	s.own_rate[1] = MBIT(1.2);
+	s.vnic_rate[1][0] = MBIT(3.3);
+	sim_run(&s, 12);
+	EXPECT_EQ(0, carrier(1, 0));
+}
+
+/* The same on an idle 10 Gbit/s NIC (short queue): nothing to flee. */
+static void owner_light_fast_nic(struct __test_metadata *_metadata,
+				 uint32_t policy)
+{
+	struct sim s;
+
+	sim_init(&s, policy);
+	s.nic[0].rate = s.nic[1].rate = 10000;
+	s.depth[0] = s.depth[1] = 0;
+	s.own_rate[1] = MBIT(1.2);
+	s.vnic_rate[1][0] = MBIT(3.3);
+	sim_run(&s, 30);
+	EXPECT_EQ(1, carrier(1, 0));
+	EXPECT_EQ(0, nsteers);
 }
 
 /* One flow alone fills NIC 0: moving it would only move the queue. */
@@ -222,6 +258,10 @@ TEST(matching_two_on_vnic0) { two_on_vnic0(_metadata, FMD_SCHED_MATCHING); }
 TEST(queue_depth_owner_busy) { owner_busy(_metadata, FMD_SCHED_QUEUE_DEPTH); }
 TEST(demand_owner_busy) { owner_busy(_metadata, FMD_SCHED_DEMAND); }
 TEST(matching_owner_busy) { owner_busy(_metadata, FMD_SCHED_MATCHING); }
+TEST(demand_owner_busy_fast_nic) { owner_busy_fast_nic(_metadata, FMD_SCHED_DEMAND); }
+TEST(matching_owner_busy_fast_nic) { owner_busy_fast_nic(_metadata, FMD_SCHED_MATCHING); }
+TEST(demand_owner_light_fast_nic) { owner_light_fast_nic(_metadata, FMD_SCHED_DEMAND); }
+TEST(matching_owner_light_fast_nic) { owner_light_fast_nic(_metadata, FMD_SCHED_MATCHING); }
 TEST(queue_depth_lone_flow) { lone_flow(_metadata, FMD_SCHED_QUEUE_DEPTH); }
 TEST(demand_lone_flow) { lone_flow(_metadata, FMD_SCHED_DEMAND); }
 TEST(matching_lone_flow) { lone_flow(_metadata, FMD_SCHED_MATCHING); }

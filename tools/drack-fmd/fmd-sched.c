@@ -136,9 +136,11 @@ static void fmd_sched_sample_own(struct fmd_sched_mem *m, uint32_t n,
 
 /*
  * The owner's own traffic on NIC @n as the policies count it, 0 if it is
- * small: under FMD_DEMAND_MIN, under 5% of the NIC's speed, or within a
- * tenth of the vNIC traffic (a driver may count headers per segment of a
- * GSO frame that the pool counts once).
+ * small: under FMD_DEMAND_MIN, within a tenth of the vNIC traffic (a
+ * driver may count headers per segment of a GSO frame that the pool
+ * counts once), or under 5% of the NIC's speed while its queue is short
+ * (a shaped or shared link is slower than its speed says: a deep queue
+ * shows that the traffic matters).
  */
 static double fmd_sched_own(const struct fmd_sched_mem *m,
 			    const struct fmd_sched_in *in, uint32_t n)
@@ -146,6 +148,8 @@ static double fmd_sched_own(const struct fmd_sched_mem *m,
 	double own = m->own[n] - m->vnic_rate[n] / 10;
 	double floor = (double)in->n[n].rate * 1e6 / 8 / 20;
 
+	if (m->depth[n] >= fmd_conf.queue_depth_high)
+		floor = 0;
 	return own >= FMD_DEMAND_MIN && own >= floor ? own : 0;
 }
 
@@ -180,6 +184,7 @@ static void fmd_sched_sample(struct fmd_sched_mem *m,
 			m->queued[n][h] = d->queued;
 		}
 		fmd_sched_sample_own(m, n, &in->n[n], dt);
+		m->depth[n] = (m->depth[n] + in->n[n].queue_depth) / 2;
 	}
 	m->sampled = now;
 }
@@ -232,7 +237,6 @@ static bool fmd_sched_queue_depth(struct fmd_pool *fp,
 
 	for (i = 0; i < in->nusable; i++) {
 		v = in->order[i];
-		m->depth[v] = (m->depth[v] + in->n[v].queue_depth) / 2;
 		if (first || m->depth[v] > m->depth[deep])
 			deep = v;
 		if (first || m->depth[v] < m->depth[shallow])

@@ -165,7 +165,7 @@ struct fmd_sched_mem {
 	uint64_t last_move;		/* ms of the last move or decision */
 	uint64_t reassert;		/* ms of the next rewrite of all steers */
 	uint32_t cursor;		/* queue-depth: whose vNIC moves next */
-	double depth[DRACK_MAX_NICS];	/* queue-depth: smoothed queue_depth */
+	double depth[DRACK_MAX_NICS];	/* smoothed queue_depth */
 	uint64_t moved[DRACK_MAX_NICS][DRACK_MAX_HOSTS];	/* ms, cooldown */
 	/* demand telemetry per (NIC, host): bytes seen, smoothed rate */
 	uint64_t bytes[DRACK_MAX_NICS][DRACK_MAX_HOSTS];
