@@ -192,7 +192,7 @@ static void drack_xnic_tx_one(struct drack_xnic *x, u32 h,
 	u32 len = le32_to_cpu(ref->len);
 	struct sk_buff *skb;
 	const u8 *buf;
-	int cls;
+	int cls, rc;
 
 	cls = drack_nic_buf_class(pool, h, off);
 	if (cls < 0 || le16_to_cpu(ref->src) != h || len < ETH_HLEN ||
@@ -220,8 +220,12 @@ static void drack_xnic_tx_one(struct drack_xnic *x, u32 h,
 		kfree_skb(skb);
 		return;
 	}
-	/* Counted if the NIC's queue took it: the FM rates the NIC by it. */
-	if (net_xmit_eval(dev_queue_xmit(skb))) {
+	/*
+	 * Counted if the NIC's queue took it: the FM rates the NIC by it.
+	 * (net_xmit_eval() is a macro that evaluates its argument twice.)
+	 */
+	rc = dev_queue_xmit(skb);
+	if (net_xmit_eval(rc)) {
 		drack_counter_inc(&x->st, DRACK_XS_TX_DROPPED);
 		return;
 	}
