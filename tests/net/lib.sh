@@ -614,7 +614,11 @@ drack_finish() {
 # If the script dies early, still clean up so the next test starts fresh.
 drack_exit_trap() {
 	local rc=$?
-	((DRACK_CLEANED)) || drack_cleanup >/dev/null 2>&1
+	if ((!DRACK_CLEANED)); then	# died in a check: say where and why
+		echo "# aborted (rc $rc) after check $KTAP_N; the running check said:"
+		tail -n 15 "$DRACK_LOGDIR/check.out" 2>/dev/null | sed 's/^/#   /'
+		drack_cleanup >/dev/null 2>&1
+	fi
 	exit $rc
 }
 trap drack_exit_trap EXIT

@@ -356,6 +356,8 @@ owner_busy() {
 	wait "$p"
 	own_traffic_stop
 	read -r w1 t1 < <(nicbytes 1)
+	[[ "$w0 $t0 $w1 $t1" =~ ^[0-9]+\ [0-9]+\ [0-9]+\ [0-9]+$ ]] ||
+		{ echo "nic show: NIC 1's byte counters [$w0 $t0] [$w1 $t1]"; return 1; }
 	echo "h0 through rack0v1: $(iperf_result "$DRACK_LOGDIR/$1-busy.json" 0); NIC 1 sent $((w1 - w0)) bytes, $((t1 - t0)) of them from vNICs"
 	grep "nic-schedule $1" /tmp/fmd.log | tail -n 2
 	(((w1 - w0) - (t1 - t0) > 1000000)) || { echo "the owner's own traffic is not in wire_tx_bytes"; return 1; }
