@@ -347,7 +347,7 @@ owner_busy() {
 	local p rc=0 w0 t0 w1 t1
 	reload "$1" || return 1
 	wait_for 10 eval '[[ $(vias) == "0 1 0 1" ]]' || { echo "vias $(vias) to begin with"; return 1; }
-	read -r w0 t0 < <(nicbytes 1)
+	read -r w0 t0 <<<"$(nicbytes 1)"	# no /dev/fd in the guest: no <(...)
 	own_traffic 15 4mbit 60000 20 || return 1
 	iperf_run h0 "$X.100" 5201 "$DRACK_LOGDIR/$1-busy.json" -t 10 -u -b 3M -B "$X.11" &
 	p=$!
@@ -355,7 +355,7 @@ owner_busy() {
 	echo "$1: vias (h0v0 h0v1 h1v0 h1v1) $(vias)"
 	wait "$p"
 	own_traffic_stop
-	read -r w1 t1 < <(nicbytes 1)
+	read -r w1 t1 <<<"$(nicbytes 1)"
 	[[ "$w0 $t0 $w1 $t1" =~ ^[0-9]+\ [0-9]+\ [0-9]+\ [0-9]+$ ]] ||
 		{ echo "nic show: NIC 1's byte counters [$w0 $t0] [$w1 $t1]"; return 1; }
 	echo "h0 through rack0v1: $(iperf_result "$DRACK_LOGDIR/$1-busy.json" 0); NIC 1 sent $((w1 - w0)) bytes, $((t1 - t0)) of them from vNICs"
