@@ -56,6 +56,12 @@ setup_trace() {
 	[[ -d $T/events ]] || mount -t tracefs nodev "$T" || return 1
 	# Reading the buffer must not pause recording (wait_for polls it).
 	[[ ! -e $T/options/pause-on-trace ]] || echo 0 >"$T/options/pause-on-trace"
+	# With record-cmd on, enabling or disabling any event also flips the
+	# sched_switch tracepoint, i.e. text_poke_bp() on __schedule. Under
+	# QEMU TCG (7.2, thread=multi) a vCPU then sometimes keeps running the
+	# stale int3 there with interrupts off (kprobe_int3_handler sees the
+	# int3 gone and retries, forever): the guest locks up (testing.rst).
+	RECORD_CMD=$(<"$T/options/record-cmd") && echo 0 >"$T/options/record-cmd" || return 1
 	trace_on || return 1
 	local i
 	for i in 0 1 2; do drack_host_add "$i" || return 1; done
@@ -266,4 +272,5 @@ leave() {
 ktap_check leave leave
 
 trace_off
+[[ -z ${RECORD_CMD:-} ]] || echo "$RECORD_CMD" >"$T/options/record-cmd"
 drack_finish

@@ -143,9 +143,10 @@ EOF
 
 # q35 (PCIe): virtio probes ~2x faster than on pc's ACPI PCI links, CXL
 # needs it. No crypto self-tests and no mitigations: faster under TCG.
+# A lockup report shows every CPU: the stuck one is often the victim.
 qargs=(-nodefaults -no-user-config -display none -no-reboot -M q35 -m "$mem" -smp "$smp" "${accel_args[@]}"
 	-kernel "$kernel" -initrd "$initrd"
-	-append "console=ttyS0 panic=-1 panic_on_warn=0 mitigations=off cryptomgr.notests$append"
+	-append "console=ttyS0 panic=-1 panic_on_warn=0 mitigations=off cryptomgr.notests softlockup_all_cpu_backtrace=1$append"
 	-chardev file,id=con,path="$outdir/console.log" -serial chardev:con
 	-device virtio-serial-pci,id=vser -chardev stdio,id=out,signal=off
 	-device virtserialport,bus=vser.0,chardev=out,name=drack.out
@@ -190,6 +191,10 @@ hits=$( { grep -naE "$bad" "$klog" | grep -vE "$benign"; grep -naE 'drack.*leak'
 if [[ -n $hits ]]; then
 	vm_log "kernel log shows a problem ($klog):"
 	sort -n -u <<<"$hits" | head -n 20 | sed 's/^/  line /' >&2
+	# The first report whole: CI keeps only this output, not $outdir.
+	first=$(sort -n -u <<<"$hits" | head -n 1 | cut -d: -f1)
+	vm_log "the first report (line $first on):"
+	sed -n "${first},$((first + 59))p" "$klog" | sed 's/^/  /' >&2
 	((rc)) || rc=1
 fi
 
