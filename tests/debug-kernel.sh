@@ -130,7 +130,16 @@ sed 's/^/# /' "$outdir/run-guest.err"
 # start with one of those. kmemleak's "N new suspected memory leaks"
 # lines are not matched: debug-guest.sh judges kmemleak's list itself.
 if grep -q 'kernel log shows a problem' "$outdir/run-guest.err"; then
-	echo "# debug-kernel: the guest's kernel log shows a problem: $outdir/dmesg"
+	# Before the first test's "drack-test: begin" line: the kernel's own
+	# (boot_clean says so too), else in drack's time.
+	first=$(grep -m1 -n 'kernel log shows a problem' -A1 "$outdir/run-guest.err" |
+		sed -n 's/.*line \([0-9]*\):.*/\1/p' | head -n 1)
+	begin=$(grep -m1 -an 'drack-test: begin' "$outdir/dmesg" 2>/dev/null | cut -d: -f1)
+	if [[ -n $first && -n $begin ]] && ((first < begin)); then
+		echo "# debug-kernel: the kernel reported a problem while booting, before any test (line $first of $outdir/dmesg): not drack's, but this run may have had less checking"
+	else
+		echo "# debug-kernel: the guest's kernel log shows a problem during the tests: $outdir/dmesg"
+	fi
 	((rc)) || rc=1
 fi
 echo "# debug-kernel: $kver, $((SECONDS - t0)) s in the guest, rc $rc; files in $outdir"
