@@ -98,7 +98,9 @@ main() {
 		done
 		N=$((first + ${#tests[@]} - 1))
 		# The guest itself: booted, finished in time, clean kernel log.
-		if ((rc == 124)); then
+		if ((rc == 124)) && grep -q 'kernel locked up' "$WORK/guest.err"; then
+			result 1 guest_vm "the guest's kernel locked up: stopped (see above)"
+		elif ((rc == 124)); then
 			result 1 guest_vm "guest timed out after $GUEST_TIMEOUT s"
 		elif ((rc == 125)); then
 			result 1 guest_vm "guest died (run-guest.sh rc 125)"

@@ -107,7 +107,7 @@ keep=1
 [[ -n $outdir ]] || { outdir=$(mktemp -d "${TMPDIR:-/tmp}/drack-vm.$name.XXXXXX") && keep=0; }
 mkdir -p "$outdir"
 outdir=$(realpath "$outdir")
-rm -f "$outdir"/{rc,dmesg,output,console.log,boot-seconds}
+rm -f "$outdir"/{rc,dmesg,output,console.log,boot-seconds,locked-up}
 echo "$name" | tr -c 'a-zA-Z0-9\n-' - >"$outdir/hostname"
 printf '%s\n' "$*" >"$outdir/cmd.sh"
 # Runs in the guest's root after /init's mounts. The command's output goes to
@@ -159,15 +159,35 @@ qargs=(-nodefaults -no-user-config -display none -no-reboot -M q35 -m "$mem" -sm
 rm -f "$outdir/.stdin" && mkfifo "$outdir/.stdin"
 timeout -k 5 "$timeout" qemu-system-x86_64 "${qargs[@]}" "${extra[@]}" <>"$outdir/.stdin" 2>"$outdir/qemu.err" &
 qpid=$!
-trap 'kill "$qpid" 2>/dev/null; wait "$qpid"; exit 130' INT TERM HUP
+# A kernel stuck for minutes on end does not come back: stop the guest
+# then rather than at the timeout (CI once waited 40 minutes for one).
+(
+	while kill -0 "$qpid" 2>/dev/null; do
+		sleep 10
+		if grep -qaE 'soft lockup - CPU#[0-9]+ stuck for ([0-9]{4,}|[3-9][0-9]{2}|2[4-9][0-9])s' \
+			"$outdir/console.log" 2>/dev/null; then
+			touch "$outdir/locked-up"
+			kill "$qpid" 2>/dev/null
+			break
+		fi
+	done
+) </dev/null >/dev/null 2>&1 &
+wpid=$!
+trap 'kill "$qpid" "$wpid" 2>/dev/null; wait "$qpid"; exit 130' INT TERM HUP
 qrc=0
 wait "$qpid" || qrc=$?
+kill "$wpid" 2>/dev/null || true
+wait "$wpid" 2>/dev/null || true
 trap - INT TERM HUP
 [[ -z $log ]] || cp "$outdir/console.log" "$log"
 
 # Verdict: the command's rc, then the kernel log.
 rc=0
-if ((qrc == 124 || qrc == 137)); then
+if [[ -e $outdir/locked-up ]]; then
+	rc=124
+	vm_log "the guest's kernel locked up (a CPU stuck for over 240 s): stopped; console tail:"
+	tail -n 20 "$outdir/console.log" | sed 's/^/  /' >&2
+elif ((qrc == 124 || qrc == 137)); then
 	rc=124
 	vm_log "TIMEOUT after ${timeout}s; console tail:"
 	tail -n 20 "$outdir/console.log" | sed 's/^/  /' >&2
