@@ -108,10 +108,11 @@ tx_during() {
 	return $rc
 }
 
-# spread_ok PCT: both NICs sent over 1 MB and at least PCT% of the total
+# spread_ok PCT [MIN]: both NICs sent over MIN bytes (1 MB) and at least
+# PCT% of the total
 spread_ok() {
-	local sum=$((D0 + D1))
-	((D0 > 1000000 && D1 > 1000000 && D0 * 100 >= sum * $1 && D1 * 100 >= sum * $1))
+	local sum=$((D0 + D1)) min=${2:-1000000}
+	((D0 > min && D1 > min && D0 * 100 >= sum * $1 && D1 * 100 >= sum * $1))
 }
 
 # one_nic_ok: one NIC sent over 1 MB, the other under 5% of that
@@ -195,12 +196,14 @@ for v in json.load(sys.stdin):
 check_traffic ecmp_attached ecmp_on
 
 # The flows' hashes pick the NIC: 8 flows all on one NIC happens once in
-# 128 runs, so up to 3 runs.
+# 128 runs, so up to 3 runs. Where the CPU, not the NICs, is the limit (a
+# debug kernel), a NIC's bytes follow its share of the flows: one flow of
+# eight moved 0.6 MB of 4 MB in 3 s there. So 100 KB and 5% each.
 ecmp_flows() {
 	local try
 	for try in 1 2 3; do
 		tcp ecmp-p8 -P 8 || return 1
-		spread_ok 5 && return 0
+		spread_ok 5 100000 && return 0
 		echo "try $try: not spread"
 	done
 	return 1
