@@ -463,9 +463,10 @@ ping_ok() {
 }
 
 # iperf_server NS PORT: an iperf3 server in NS, listening when this returns
+# (an hour at most: a test on the debug kernel outlived 600 s)
 iperf_server() {
 	local ns=$1 port=$2
-	bg "iperf3-s-$ns-$port" ip netns exec "$ns" timeout 600 iperf3 -s -p "$port"
+	bg "iperf3-s-$ns-$port" ip netns exec "$ns" timeout 3600 iperf3 -s -p "$port"
 	wait_for 10 eval "in_ns $ns ss -Hltn 'sport = :$port' | grep -q LISTEN" ||
 		{ echo "iperf3 server in $ns:$port not listening"; return 1; }
 }

@@ -311,11 +311,12 @@ two_senders() {
 	reload "$1" || return 1
 	wait_for 10 eval '[[ $(vias) == "0 1 0 1" ]]' || { echo "vias $(vias) to begin with"; return 1; }
 	d0=$(demand h0 0 0)
-	iperf_run h0 "$X.100" 5201 "$DRACK_LOGDIR/$1-0.json" -t 10 -B "$X.10" &
+	# 15 s: the debug kernel's FM took over 9 s to see both demands
+	iperf_run h0 "$X.100" 5201 "$DRACK_LOGDIR/$1-0.json" -t 15 -B "$X.10" &
 	p0=$!
-	iperf_run h1 "$X.100" 5202 "$DRACK_LOGDIR/$1-1.json" -t 10 -B "$X.20" &
+	iperf_run h1 "$X.100" 5202 "$DRACK_LOGDIR/$1-1.json" -t 15 -B "$X.20" &
 	p1=$!
-	wait_for 9 eval '[[ $(via h0 rack0v0) != $(via h1 rack0v0) ]]' || rc=1
+	wait_for 14 eval '[[ $(via h0 rack0v0) != $(via h1 rack0v0) ]]' || rc=1
 	echo "$1: vias (h0v0 h0v1 h1v0 h1v1) $(vias); demand of h0's vNIC 0: +$(($(demand h0 0 0) - d0)) bytes"
 	wait "$p0" "$p1"
 	echo "h0: $(iperf_result "$DRACK_LOGDIR/$1-0.json" 0); h1: $(iperf_result "$DRACK_LOGDIR/$1-1.json" 0)"
