@@ -31,7 +31,7 @@ int drack_dev_ifindex(struct drack_pool *pool, u32 host)
 void drack_dev_kick_irq(struct drack_dev *dd)
 {
 	if (netif_running(dd->ndev))
-		napi_schedule(&dd->napi);
+		drack_queues_kick(dd);
 	drack_nic_kick(dd);
 	if (drack_dev_grants_pending(dd))
 		schedule_work(&dd->grant_work);
@@ -47,9 +47,9 @@ bool drack_dev_pending(struct drack_dev *dd)
 
 void drack_dev_kick(struct drack_dev *dd)
 {
-	if (netif_running(dd->ndev))
-		drack_dev_schedule_napi(dd);
 	local_bh_disable();
+	if (netif_running(dd->ndev))
+		drack_queues_kick(dd);
 	drack_nic_kick(dd);
 	local_bh_enable();
 	if (drack_dev_grants_pending(dd))
@@ -104,10 +104,9 @@ static int drack_open(struct net_device *ndev)
 {
 	struct drack_dev *dd = netdev_priv(ndev);
 
-	napi_enable(&dd->napi);
-	drack_queues_set_napi(dd, true);
+	drack_queues_start(dd);
 	drack_dev_set_flags(dd, DRACK_HOST_F_RUNNING, 0);
-	netif_start_queue(ndev);
+	netif_tx_start_all_queues(ndev);
 	drack_pool_peers_changed(dd->pool);
 	drack_dev_schedule_napi(dd);
 	return 0;
@@ -120,10 +119,9 @@ static int drack_stop(struct net_device *ndev)
 	drack_dev_set_flags(dd, 0, DRACK_HOST_F_RUNNING);
 	drack_pool_peers_changed(dd->pool);
 	synchronize_net();	/* local senders have seen us stop */
-	drack_queues_set_napi(dd, false);
-	napi_disable(&dd->napi);
+	drack_queues_stop(dd);
 	del_timer_sync(&dd->held_timer);
-	netif_stop_queue(ndev);
+	netif_tx_stop_all_queues(ndev);
 
 	if (!drack_dev_active(dd))
 		return 0;
@@ -161,7 +159,7 @@ static void drack_uninit(struct net_device *ndev)
 	if (dd->joined && !dd->leaving)
 		drack_dev_leave(dd);
 	del_timer_sync(&dd->held_timer);
-	netif_napi_del(&dd->napi);
+	drack_queues_del(dd);
 	/* unregister detached any program before ndo_uninit */
 	drack_xdp_free(dd);
 }
@@ -215,8 +213,6 @@ static void drack_setup(struct net_device *ndev)
 
 	memset(dd, 0, sizeof(*dd));
 	dd->ndev = ndev;
-	dd->blocked_peer = DRACK_NO_BLOCK;
-	dd->blocked_class = DRACK_NO_BLOCK;
 	dd->tx_max_frames = DRACK_TX_FRAMES;
 	dd->carrier_reason = DRACK_CARRIER_WAITING;
 	dd->client.ops = &drack_client_ops;
@@ -279,14 +275,14 @@ static int drack_newlink(struct net *src_net, struct net_device *ndev,
 		return err;
 	}
 
-	netif_napi_add(ndev, &dd->napi, drack_napi_poll);
+	drack_queues_init(dd);
 	netif_carrier_off(ndev);
 	err = drack_xdp_init(dd);
 	if (!err)
 		err = register_netdevice(ndev);
 	if (err) {
 		drack_dev_unjoin(dd);
-		netif_napi_del(&dd->napi);
+		drack_queues_del(dd);
 		drack_xdp_free(dd);
 		drack_free_priv(dd);
 		return err;
@@ -346,12 +342,20 @@ static int drack_fill_info(struct sk_buff *skb, const struct net_device *ndev)
 	return 0;
 }
 
+/* Allocated for the most a pool can have; channels set how many run. */
+static unsigned int drack_get_num_queues(void)
+{
+	return DRACK_MAX_QUEUES;
+}
+
 struct rtnl_link_ops drack_link_ops __read_mostly = {
 	.kind = "drack",
 	.priv_size = sizeof(struct drack_dev),
 	.setup = drack_setup,
 	.validate = drack_validate,
 	.newlink = drack_newlink,
+	.get_num_tx_queues = drack_get_num_queues,
+	.get_num_rx_queues = drack_get_num_queues,
 	.maxtype = IFLA_DRACK_MAX,
 	.policy = drack_policy,
 	.get_size = drack_get_size,

@@ -31,9 +31,44 @@ struct drack_xdp {
 	struct bpf_prog __rcu *prog;		/* RTNL writes, NAPI reads */
 	struct page_pool *pp;			/* the frames programs see */
 	struct xdp_rxq_info rxq;
+};
+
+/* A queue's packets and bytes, for qstats and ethtool -S; one writer. */
+struct drack_qstats {
+	u64_stats_t packets, bytes;
+	struct u64_stats_sync syncp;
+};
+
+/*
+ * TX queue q: posts on ref_out[q] of every peer. Under the lock of the
+ * netdev's TX queue q.
+ */
+struct drack_txq {
+	u64 kick_pending;			/* peers owed a doorbell check */
+	u32 tx_batched;				/* refs posted since the last one */
+	int blocked_peer;			/* ref_queue that stopped it */
+	int blocked_class;			/* Buffer class that stopped it */
+	unsigned long blocked_since;		/* jiffies, blocked_peer's stop */
+	struct drack_qstats stats;
+};
+
+/*
+ * RX queue i: a NAPI polling ref_in[q] of every peer for each q with
+ * q % channels == i. Queue 0's NAPI also takes our Buffers back and asks
+ * for Sections. The rings themselves are shared under rx_lock, so a
+ * change of channels under traffic loses nothing.
+ */
+struct drack_rxq {
+	struct napi_struct napi;
+	struct drack_dev *dd;
+	u32 index;
+	u32 rx_next;				/* round robin over peers */
+	struct sk_buff_head deliver;		/* built under rx_lock, then up */
+	/* XDP of the current poll: XDP_TX posted once rx_lock is dropped. */
 	bool redirected;			/* xdp_do_flush() owed */
 	u32 ntx;
 	struct drack_xdp_tx tx[NAPI_POLL_WEIGHT];
+	struct drack_qstats stats;
 };
 
 struct drack_dev {
@@ -43,23 +78,20 @@ struct drack_dev {
 	u32 host;
 	u32 nhosts;			/* pool->geo.max_hosts */
 	u64 present;			/* peers UP or LEAVING */
-	struct napi_struct napi;
+	u32 channels;			/* queue pairs in use, RTNL */
+	u32 max_channels;		/* the pool's ref_queues per pair */
 	struct drack_alloc alloc;
 
 	struct drack_peer *peers;		/* by host id, nhosts of them */
 	struct drack_ring grant_in;		/* the FM's grants to us */
 
-	/* TX side, under the netdev tx lock. */
-	u64 kick_pending;			/* peers owed a doorbell check */
-	u32 tx_batched;				/* refs posted since the last one */
+	/* TX side, each queue under its netdev queue lock. */
 	u32 tx_max_frames;			/* ethtool -C tx-frames */
-	int blocked_peer;			/* ref_queue that stopped us */
-	int blocked_class;			/* Buffer class that stopped us */
-	unsigned long blocked_since;		/* jiffies, blocked_peer's stop */
+	struct drack_txq txq[DRACK_MAX_QUEUES];
 
 	/* RX side: NAPI, or process context while the interface is down. */
+	struct drack_rxq rxq[DRACK_MAX_QUEUES];
 	spinlock_t rx_lock;
-	u32 rx_next;				/* round robin over peers */
 	u32 rx_copybreak;			/* frames up to this are copied */
 	struct timer_list held_timer;		/* polls Buffers skbs hold */
 	bool held_progress;			/* some came back this poll */
@@ -155,8 +187,9 @@ void drack_rxref_free(struct drack_dev *dd);
  * (its class size; 0: it may not be held) and @p's cap allow, *@held
  * then; else a copy.
  */
-struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct drack_peer *p,
-				u64 off, u32 len, u32 size, bool *held);
+struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct napi_struct *napi,
+				struct drack_peer *p, u64 off, u32 len, u32 size,
+				bool *held);
 /*
  * Hand back (if @alive, as *@space allows) or forget @p's held Buffers
  * the stack let go of; returns how many. rx_lock held.
@@ -173,18 +206,31 @@ u32 drack_rxref_forget(struct drack_dev *dd);
  */
 #define DRACK_TX_FRAMES		64
 
-/* queues.c: the netdev netlink family's view of our queue pair */
+/* queues.c: queue pairs, their NAPIs, and the netdev family's view */
 void drack_queues_setup(struct net_device *ndev);
-void drack_queues_set_napi(struct drack_dev *dd, bool on);	/* RTNL */
+void drack_queues_init(struct drack_dev *dd);	/* newlink, pool known */
+void drack_queues_del(struct drack_dev *dd);
+void drack_queues_start(struct drack_dev *dd);	/* open, RTNL */
+void drack_queues_stop(struct drack_dev *dd);	/* stop, RTNL */
+int drack_queues_set_channels(struct drack_dev *dd, u32 n,
+			      struct netlink_ext_ack *extack);	/* RTNL */
+/* Schedule queue 0, and every other queue whose rings hold entries. */
+void drack_queues_kick(struct drack_dev *dd);
+void drack_qstats_add(struct drack_qstats *s, u32 len);
+void drack_qstats_read(const struct drack_qstats *s, u64 *packets,
+		       u64 *bytes);
 
 /*
- * tx.c, for XDP (tx lock held): post a linear frame to @peer, or if
- * @peer < 0 to the host its destination MAC names (all of them for a
- * broadcast). 0 or -errno; never stops the queue.
+ * tx.c, for XDP (TX queue @q's lock held): post a linear frame to @peer,
+ * or if @peer < 0 to the host its destination MAC names (all of them for
+ * a broadcast). 0 or -errno; never stops the queue.
  */
-int drack_tx_frame(struct drack_dev *dd, const void *data, u32 len, int peer);
+int drack_tx_frame(struct drack_dev *dd, u32 q, const void *data, u32 len,
+		   int peer);
 int drack_tx_lookup(struct drack_dev *dd, const u8 *dest);
-void drack_tx_flush(struct drack_dev *dd);
+void drack_tx_flush(struct drack_dev *dd, u32 q);
+/* Any TX queue in use stopped? */
+bool drack_tx_any_stopped(struct drack_dev *dd);
 
 /* xdp.c: native XDP */
 int drack_xdp_init(struct drack_dev *dd);	/* newlink, after napi add */
@@ -195,10 +241,10 @@ int drack_xdp_xmit(struct net_device *ndev, int n, struct xdp_frame **frames,
 		   u32 flags);
 int drack_xdp_change_mtu(struct net_device *ndev, int mtu);
 /* NAPI, rx_lock held: run @prog on the frame @ref describes. */
-void drack_xdp_rx(struct drack_dev *dd, struct drack_peer *p,
+void drack_xdp_rx(struct drack_rxq *rq, struct drack_peer *p,
 		  const struct drack_ref *ref, struct bpf_prog *prog);
 /* NAPI, rx_lock dropped: post XDP_TX frames, flush redirects. */
-void drack_xdp_poll_end(struct drack_dev *dd);
+void drack_xdp_poll_end(struct drack_rxq *rq);
 
 /* tx.c: wake the queue if what stopped it is gone */
 void drack_tx_maybe_wake(struct drack_dev *dd);
@@ -210,10 +256,16 @@ static inline struct drack_host_entry *drack_dev_entry(struct drack_dev *dd)
 	return drack_host_entry(dd->pool, dd->host);
 }
 
+/* Queue 0's NAPI: receives, and keeps the host's Buffers going. */
+static inline struct napi_struct *drack_dev_napi(struct drack_dev *dd)
+{
+	return &dd->rxq[0].napi;
+}
+
 static inline void drack_dev_schedule_napi(struct drack_dev *dd)
 {
 	local_bh_disable();
-	napi_schedule(&dd->napi);
+	napi_schedule(drack_dev_napi(dd));
 	local_bh_enable();
 }
 

@@ -53,7 +53,7 @@ static int drack_get_sset_count(struct net_device *ndev, int sset)
 		return -EOPNOTSUPP;
 	return drack_stats_ethtool_count() +
 	       DRACK_NR_CLASSES * DRACK_NR_CLASS_STATS +
-	       dd->nhosts * DRACK_NR_PEER_STATS;
+	       dd->nhosts * DRACK_NR_PEER_STATS + dd->max_channels * 4;
 }
 
 static void drack_get_strings(struct net_device *ndev, u32 sset, u8 *data)
@@ -76,6 +76,13 @@ static void drack_get_strings(struct net_device *ndev, u32 sset, u8 *data)
 		for (j = 0; j < DRACK_NR_PEER_STATS; j++)
 			ethtool_sprintf(&data, "peer%u_%s", i,
 					drack_peer_stats[j]);
+	/* Every queue the pool allows, in use or not: a fixed set. */
+	for (i = 0; i < dd->max_channels; i++) {
+		ethtool_sprintf(&data, "tx_queue_%u_packets", i);
+		ethtool_sprintf(&data, "tx_queue_%u_bytes", i);
+		ethtool_sprintf(&data, "rx_queue_%u_packets", i);
+		ethtool_sprintf(&data, "rx_queue_%u_bytes", i);
+	}
 }
 
 static void drack_get_ethtool_stats(struct net_device *ndev,
@@ -96,13 +103,21 @@ static void drack_get_ethtool_stats(struct net_device *ndev,
 		*data++ = c.inflight;
 	}
 	for (i = 0; i < dd->nhosts; i++) {
-		drack_peer_stats_read(&dd->peers[i].tx, &txp, &txb, &bad);
+		drack_peer_tx_read(&dd->peers[i], &txp, &txb);
 		drack_peer_stats_read(&dd->peers[i].rx, &rxp, &rxb, &bad);
 		*data++ = txp;
 		*data++ = txb;
 		*data++ = rxp;
 		*data++ = rxb;
 		*data++ = bad;
+	}
+	for (i = 0; i < dd->max_channels; i++) {
+		drack_qstats_read(&dd->txq[i].stats, &txp, &txb);
+		drack_qstats_read(&dd->rxq[i].stats, &rxp, &rxb);
+		*data++ = txp;
+		*data++ = txb;
+		*data++ = rxp;
+		*data++ = rxb;
 	}
 }
 
@@ -236,12 +251,26 @@ static int drack_set_coalesce(struct net_device *ndev,
 	return 0;
 }
 
-/* One queue pair, one NAPI. */
+/*
+ * Queue pairs, each with its NAPI and its ref_queue at every peer: at
+ * most the pool's ref_queues per pair of hosts (queues.c).
+ */
 static void drack_get_channels(struct net_device *ndev,
 			       struct ethtool_channels *ch)
 {
-	ch->max_combined = 1;
-	ch->combined_count = 1;
+	struct drack_dev *dd = netdev_priv(ndev);
+
+	ch->max_combined = dd->max_channels;
+	ch->combined_count = dd->channels;
+}
+
+static int drack_set_channels(struct net_device *ndev,
+			      struct ethtool_channels *ch)
+{
+	struct drack_dev *dd = netdev_priv(ndev);
+
+	/* The core refused rx/tx/other counts above their maximum, 0. */
+	return drack_queues_set_channels(dd, ch->combined_count, NULL);
 }
 
 const struct ethtool_ops drack_ethtool_ops = {
@@ -250,6 +279,7 @@ const struct ethtool_ops drack_ethtool_ops = {
 	.set_coalesce = drack_set_coalesce,
 	.get_ringparam = drack_get_ringparam,
 	.get_channels = drack_get_channels,
+	.set_channels = drack_set_channels,
 	.get_ts_info = ethtool_op_get_ts_info,
 	.get_tunable = drack_get_tunable,
 	.set_tunable = drack_set_tunable,

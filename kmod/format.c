@@ -14,18 +14,20 @@
 #include "format.h"
 
 int drack_format_pool(void *base, u64 size, u32 id, u32 max_hosts,
-		      u32 regions, u32 max_nics)
+		      u32 regions, u32 ref_queues, u32 max_nics)
 {
 	struct drack_superblock *sb = base;
 	struct drack_geometry g;
 	u32 s, nics;
 
 	if (max_hosts < 2 || max_hosts > DRACK_MAX_HOSTS || id > U8_MAX ||
-	    !regions || regions > DRACK_MAX_REGIONS)
+	    !regions || regions > DRACK_MAX_REGIONS ||
+	    !is_power_of_2(ref_queues) || ref_queues > DRACK_MAX_QUEUES)
 		return -EINVAL;
 	/* What drack_format_validate() would refuse. */
 	if (size < DRACK_MIN_POOL_SIZE ||
-	    drack_layout(&g, size, max_hosts, DRACK_REF_RING_ENTRIES,
+	    drack_layout(&g, size, max_hosts, ref_queues,
+			 DRACK_REF_RING_ENTRIES / ref_queues,
 			 DRACK_RET_RING_ENTRIES, DRACK_GRANT_RING_ENTRIES) ||
 	    regions > g.section_count - g.meta_sections)
 		return -ENOSPC;
@@ -66,6 +68,7 @@ int drack_format_pool(void *base, u64 size, u32 id, u32 max_hosts,
 	sb->nic_area_off = cpu_to_le64(g.nic_area_off);
 	sb->nic_area_size = cpu_to_le64(g.nic_area_size);
 	sb->vq_ring_entries = cpu_to_le32(g.vq_ring_entries);
+	sb->ref_queues = cpu_to_le32(g.ref_queues);
 	/* Readers check the magic first: write it last. */
 	smp_wmb();
 	WRITE_ONCE(sb->magic, cpu_to_le64(DRACK_POOL_MAGIC));
@@ -88,6 +91,7 @@ static int drack_format_check(const struct drack_superblock *sb, u64 size,
 	u32 version = le32_to_cpu(sb->version);
 	u32 nics = version >= 2 ? le32_to_cpu(sb->max_nics) : 0;
 	u32 vq = le32_to_cpu(sb->vq_ring_entries);
+	u32 queues = version >= 3 ? le32_to_cpu(sb->ref_queues) : 1;
 
 	if (le64_to_cpu(sb->magic) != DRACK_POOL_MAGIC ||
 	    version < DRACK_POOL_VERSION_MIN || version > DRACK_POOL_VERSION ||
@@ -100,9 +104,10 @@ static int drack_format_check(const struct drack_superblock *sb, u64 size,
 	    !drack_ring_size_ok(ref) || !drack_ring_size_ok(ret) ||
 	    !drack_ring_size_ok(grant) || le32_to_cpu(sb->pool_id) > U8_MAX)
 		return -EINVAL;
-	if (nics > DRACK_MAX_NICS || (nics && !drack_ring_size_ok(vq)))
+	if (nics > DRACK_MAX_NICS || (nics && !drack_ring_size_ok(vq)) ||
+	    !is_power_of_2(queues) || queues > DRACK_MAX_QUEUES)
 		return -EINVAL;
-	if (drack_layout(g, pool_size, max_hosts, ref, ret, grant) ||
+	if (drack_layout(g, pool_size, max_hosts, queues, ref, ret, grant) ||
 	    drack_layout_nics(g, nics, vq))
 		return -EINVAL;
 	if (nics && (g->nic_table_off != le64_to_cpu(sb->nic_table_off) ||

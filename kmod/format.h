@@ -14,7 +14,10 @@
 
 #define DRACK_MAX_REGIONS	16
 
-/* Ring sizes of the pools this kernel formats. */
+/*
+ * Ring sizes of the pools this kernel formats. The ref_queues of one pair
+ * share DRACK_REF_RING_ENTRIES, so queues cost no metadata.
+ */
 #define DRACK_REF_RING_ENTRIES		256
 #define DRACK_RET_RING_ENTRIES		256
 #define DRACK_GRANT_RING_ENTRIES	64
@@ -26,11 +29,12 @@
 
 /*
  * Format @base (@size bytes of fresh memory) as pool @id for @max_hosts
- * hosts over @regions memory devices, with as many of @max_nics NIC slots
- * (at most DRACK_MAX_NICS) as fit. 0, -EINVAL or -ENOSPC.
+ * hosts over @regions memory devices, @ref_queues ref_queues per pair (a
+ * power of two, at most DRACK_MAX_QUEUES), with as many of @max_nics NIC
+ * slots (at most DRACK_MAX_NICS) as fit. 0, -EINVAL or -ENOSPC.
  */
 int drack_format_pool(void *base, u64 size, u32 id, u32 max_hosts,
-		      u32 regions, u32 max_nics);
+		      u32 regions, u32 ref_queues, u32 max_nics);
 
 /*
  * Check the superblock of a pool mapped over @size bytes: 0 with its

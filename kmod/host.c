@@ -220,7 +220,8 @@ static void drack_dev_reset_entry(struct drack_dev *dd, bool after_fence)
 	for (p = 0; p < dd->nhosts; p++)
 		drack_peer_rejoin(&dd->peers[p], after_fence);
 	drack_ring_reset(&dd->grant_in);
-	dd->kick_pending = 0;
+	for (p = 0; p < DRACK_MAX_QUEUES; p++)
+		dd->txq[p].kick_pending = 0;
 	drack_host_mac(e->mac, dd->pool->id, dd->host);
 	e->notify = cpu_to_le16(dd->pool->ops->notify_id ?
 				dd->pool->ops->notify_id(dd->pool) : dd->host);
@@ -250,6 +251,7 @@ static void drack_dev_fence_work(struct work_struct *work)
 	struct drack_pool *pool = dd->pool;
 	struct net_device *ndev = dd->ndev;
 	bool rejoined = false;
+	u32 q;
 
 	if (READ_ONCE(dd->leaving) || READ_ONCE(dd->stalled))
 		return;
@@ -291,8 +293,10 @@ static void drack_dev_fence_work(struct work_struct *work)
 		return;
 
 	netif_tx_lock_bh(ndev);
-	dd->blocked_peer = DRACK_NO_BLOCK;
-	dd->blocked_class = DRACK_NO_BLOCK;
+	for (q = 0; q < DRACK_MAX_QUEUES; q++) {
+		dd->txq[q].blocked_peer = DRACK_NO_BLOCK;
+		dd->txq[q].blocked_class = DRACK_NO_BLOCK;
+	}
 	netif_tx_unlock_bh(ndev);
 	dd->warned_no_sections = false;
 	dd->forgot = false;
@@ -303,7 +307,7 @@ static void drack_dev_fence_work(struct work_struct *work)
 	drack_dev_request_sections(dd);
 	drack_pool_peers_changed(pool);
 	if (netif_running(ndev)) {
-		netif_wake_queue(ndev);
+		netif_tx_wake_all_queues(ndev);
 		drack_dev_schedule_napi(dd);
 	}
 	drack_pool_notify_host(pool, dd->host, DRACK_HOST_UP);

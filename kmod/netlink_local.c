@@ -134,7 +134,7 @@ static int drack_nl_fill_peer(struct sk_buff *skb, struct netlink_callback *cb,
 	if (peer == dd->host || peer >= dd->nhosts)
 		return 0;
 	state = drack_host_state(dd->pool, peer);
-	drack_peer_stats_read(&dd->peers[peer].tx, &txp, &txb, &bad);
+	drack_peer_tx_read(&dd->peers[peer], &txp, &txb);
 	drack_peer_stats_read(&dd->peers[peer].rx, &rxp, &rxb, &bad);
 	if (state == DRACK_HOST_FREE && !(txp | rxp | bad))
 		return 0;

@@ -41,7 +41,7 @@ static void drack_nic_port_refill(struct drack_nic_port *vp)
 	/* The owner takes posts as frames come: no doorbell. */
 	drack_ring_flush(&vp->post);
 	if (vp->refill_short && drack_alloc_low(&dd->alloc, DRACK_CLASS_2K))
-		napi_schedule(&dd->napi);	/* asks the FM for Sections */
+		napi_schedule(drack_dev_napi(dd));	/* asks the FM for Sections */
 }
 
 /* Give back TX Buffers the owner is done with (tx_lock held). */
@@ -93,7 +93,7 @@ int drack_nic_port_xmit(struct drack_nic_port *vp, struct sk_buff *skb)
 	off = drack_buf_get(&dd->alloc, cls, vp->owner);
 	if (!off) {
 		if (drack_alloc_low(&dd->alloc, cls))
-			napi_schedule(&dd->napi);
+			napi_schedule(drack_dev_napi(dd));
 		err = -ENOSPC;
 		goto out;
 	}

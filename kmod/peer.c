@@ -11,34 +11,46 @@ void drack_peer_init(struct drack_peer *p, struct drack_pool *pool, u32 self,
 		     u32 id)
 {
 	const struct drack_geometry *g = &pool->geo;
+	u32 q;
 
 	p->pool = pool;
 	p->id = id;
 	p->self = self;
 	p->state = DRACK_HOST_FREE;	/* unseen: the first sight is traced */
-	drack_ring_init(&p->ref_in,
-			drack_pool_ptr(pool, drack_ref_ring_off(g, self, id)),
-			g->ref_ring_entries, sizeof(struct drack_ref));
+	/* Validated at register: 1 to DRACK_MAX_QUEUES. */
+	p->nq = g->ref_queues;
+	for (q = 0; q < p->nq; q++) {
+		drack_ring_init(&p->ref_in[q],
+				drack_pool_ptr(pool,
+					       drack_ref_ring_off(g, self, id, q)),
+				g->ref_ring_entries, sizeof(struct drack_ref));
+		drack_ring_init(&p->ref_out[q],
+				drack_pool_ptr(pool,
+					       drack_ref_ring_off(g, id, self, q)),
+				g->ref_ring_entries, sizeof(struct drack_ref));
+	}
 	drack_ring_init(&p->ret_in,
 			drack_pool_ptr(pool, drack_ret_ring_off(g, self, id)),
 			g->ret_ring_entries, sizeof(struct drack_ret));
-	drack_ring_init(&p->ref_out,
-			drack_pool_ptr(pool, drack_ref_ring_off(g, id, self)),
-			g->ref_ring_entries, sizeof(struct drack_ref));
 	drack_ring_init(&p->ret_out,
 			drack_pool_ptr(pool, drack_ret_ring_off(g, id, self)),
 			g->ret_ring_entries, sizeof(struct drack_ret));
-	u64_stats_init(&p->tx.syncp);
+	for (q = 0; q < DRACK_MAX_QUEUES; q++)
+		u64_stats_init(&p->tx[q].syncp);
 	u64_stats_init(&p->rx.syncp);
 }
 
 void drack_peer_rejoin(struct drack_peer *p, bool after_fence)
 {
-	drack_ring_reset(&p->ref_in);
+	u32 q;
+
+	for (q = 0; q < p->nq; q++)
+		drack_ring_reset(&p->ref_in[q]);
 	drack_ring_reset(&p->ret_in);
 	if (p->id == p->self)
 		return;
-	drack_ring_adopt_producer(&p->ref_out, false);
+	for (q = 0; q < p->nq; q++)
+		drack_ring_adopt_producer(&p->ref_out[q], false);
 	drack_ring_adopt_producer(&p->ret_out, !after_fence);
 }
 
@@ -112,11 +124,11 @@ int drack_peer_take_returns(struct drack_peer *p, struct drack_alloc *a,
 	return 0;
 }
 
-bool drack_peer_flush(struct drack_peer *p)
+bool drack_peer_flush(struct drack_peer *p, u32 q)
 {
 	bool kick;
 
-	kick = drack_ring_flush(&p->ref_out);
+	kick = drack_ring_flush(&p->ref_out[q]);
 	if (kick)
 		drack_pool_kick(p->pool, p->id);
 	return kick;
@@ -124,12 +136,20 @@ bool drack_peer_flush(struct drack_peer *p)
 
 void drack_peer_forget(struct drack_peer *p)
 {
-	drack_ring_skip(&p->ref_in);
+	u32 q;
+
+	for (q = 0; q < p->nq; q++)
+		drack_ring_skip(&p->ref_in[q]);
 }
 
 bool drack_peer_rx_pending(const struct drack_peer *p)
 {
-	return drack_ring_pending(&p->ref_in);
+	u32 q;
+
+	for (q = 0; q < p->nq; q++)
+		if (drack_ring_pending(&p->ref_in[q]))
+			return true;
+	return false;
 }
 
 void drack_peer_stats_read(const struct drack_peer_stats *s, u64 *packets,
@@ -143,4 +163,18 @@ void drack_peer_stats_read(const struct drack_peer_stats *s, u64 *packets,
 		*bytes = u64_stats_read(&s->bytes);
 		*bad = u64_stats_read(&s->bad);
 	} while (u64_stats_fetch_retry(&s->syncp, start));
+}
+
+void drack_peer_tx_read(const struct drack_peer *p, u64 *packets, u64 *bytes)
+{
+	u64 pk, by, bad;
+	u32 q;
+
+	*packets = 0;
+	*bytes = 0;
+	for (q = 0; q < DRACK_MAX_QUEUES; q++) {
+		drack_peer_stats_read(&p->tx[q], &pk, &by, &bad);
+		*packets += pk;
+		*bytes += by;
+	}
 }

@@ -5,8 +5,8 @@
  * it after a fence, and its counters. Knows rings, Buffers and the pool;
  * knows no netdev (skbs are the netdev layer's: tx.c, rx.c).
  *
- * Locking: ref_out and the tx counters under the netdev's tx lock;
- * ref_in, ret_out, ret_in and the rx counters under the host's rx_lock.
+ * Locking: ref_out[q] and tx[q] under the lock of the netdev's TX queue
+ * q; ref_in, ret_out, ret_in and the rx counters under the host's rx_lock.
  */
 #ifndef _DRACK_PEER_H
 #define _DRACK_PEER_H
@@ -55,12 +55,14 @@ struct drack_peer {
 	 */
 	unsigned long quiet_until;
 	u32 quiet_ms;
-	struct drack_ring ref_out;	/* our ref_queue at the peer */
-	struct drack_ring ref_in;	/* its ref_queue here */
+	u32 nq;				/* ref_queues per direction */
+	struct drack_ring ref_out[DRACK_MAX_QUEUES];	/* ours at the peer */
+	struct drack_ring ref_in[DRACK_MAX_QUEUES];	/* its, here */
 	struct drack_ring ret_out;	/* its Buffers we hand back */
 	struct drack_ring ret_in;	/* our Buffers it hands back */
 	struct drack_held held;		/* its Buffers skbs hold, rx_lock */
-	struct drack_peer_stats tx, rx;
+	struct drack_peer_stats tx[DRACK_MAX_QUEUES];	/* by TX queue */
+	struct drack_peer_stats rx;
 };
 
 void drack_peer_init(struct drack_peer *p, struct drack_pool *pool, u32 self,
@@ -113,11 +115,11 @@ static inline void drack_peer_return(struct drack_peer *p, __le64 off)
  */
 int drack_peer_take_returns(struct drack_peer *p, struct drack_alloc *a,
 			    u64 *ok, u64 *bad);
-/* Post what was pushed on ref_out, and ring its doorbell if it asked. */
-bool drack_peer_flush(struct drack_peer *p);
+/* Post what was pushed on ref_out[@q], and ring its doorbell if it asked. */
+bool drack_peer_flush(struct drack_peer *p, u32 q);
 /* Fenced: drop its references without handing them back. */
 void drack_peer_forget(struct drack_peer *p);
-/* Its ref_queue here holds entries we have not consumed. */
+/* Its ref_queues here hold entries we have not consumed. */
 bool drack_peer_rx_pending(const struct drack_peer *p);
 
 static inline void drack_peer_count(struct drack_peer_stats *s, u32 len)
@@ -138,5 +140,7 @@ static inline void drack_peer_count_bad(struct drack_peer_stats *s)
 /* A consistent snapshot of @s. */
 void drack_peer_stats_read(const struct drack_peer_stats *s, u64 *packets,
 			   u64 *bytes, u64 *bad);
+/* What we sent @p, summed over the TX queues. */
+void drack_peer_tx_read(const struct drack_peer *p, u64 *packets, u64 *bytes);
 
 #endif /* _DRACK_PEER_H */

@@ -19,11 +19,16 @@ unsigned int drack_max_nics = 8;
 module_param_named(max_nics, drack_max_nics, uint, 0444);
 MODULE_PARM_DESC(max_nics, "NIC table entries of pools this kernel formats (0-16)");
 
+static unsigned int drack_ref_queues = 4;
+module_param_named(ref_queues, drack_ref_queues, uint, 0444);
+MODULE_PARM_DESC(ref_queues,
+		 "ref_queues per pair of hosts in pools this kernel formats: 1, 2, 4 or 8; a host's channels (ethtool -L) are at most this (default 4)");
+
 int drack_pool_format(void *base, u64 size, u32 id, u32 max_hosts,
 		      u32 regions)
 {
 	return drack_format_pool(base, size, id, max_hosts, regions,
-				 drack_max_nics);
+				 drack_ref_queues, drack_max_nics);
 }
 
 struct drack_pool *drack_pool_find(u32 id)

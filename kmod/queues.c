@@ -1,61 +1,222 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rack0's one queue pair as the netdev netlink family shows it (6.9 and
- * later): which NAPI serves it (queue-get, napi-get) and its statistics
- * (qstats-get), read from the same counters as ip -s link so the two
- * always agree.
+ * Queue pairs (ethtool -l/-L): TX queue q posts on ref_queue q of each
+ * peer; RX queue i is a NAPI polling the peers' ref_queues q with
+ * q % channels == i. At most as many pairs as the pool has ref_queues
+ * per pair of hosts, so two TX queues never share a ring. Also the
+ * netdev netlink family's view of them (6.9 and later): which NAPI
+ * serves a queue (queue-get, napi-get) and its statistics (qstats-get),
+ * read from the same counters as ip -s link so the two always agree.
  */
 #include "device.h"
+
+void drack_qstats_add(struct drack_qstats *s, u32 len)
+{
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_inc(&s->packets);
+	u64_stats_add(&s->bytes, len);
+	u64_stats_update_end(&s->syncp);
+}
+
+void drack_qstats_read(const struct drack_qstats *s, u64 *packets, u64 *bytes)
+{
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&s->syncp);
+		*packets = u64_stats_read(&s->packets);
+		*bytes = u64_stats_read(&s->bytes);
+	} while (u64_stats_fetch_retry(&s->syncp, start));
+}
+
+static void drack_queue_set_napi(struct drack_dev *dd, u32 i, bool on);
+
+/* Newlink, the pool known: every NAPI added, channels as online CPUs. */
+void drack_queues_init(struct drack_dev *dd)
+{
+	struct net_device *ndev = dd->ndev;
+	u32 i;
+
+	dd->max_channels = min_t(u32, dd->pool->geo.ref_queues,
+				 DRACK_MAX_QUEUES);
+	dd->channels = clamp_t(u32, num_online_cpus(), 1, dd->max_channels);
+	for (i = 0; i < DRACK_MAX_QUEUES; i++) {
+		struct drack_rxq *rq = &dd->rxq[i];
+
+		rq->dd = dd;
+		rq->index = i;
+		__skb_queue_head_init(&rq->deliver);
+		u64_stats_init(&rq->stats.syncp);
+		u64_stats_init(&dd->txq[i].stats.syncp);
+		dd->txq[i].blocked_peer = DRACK_NO_BLOCK;
+		dd->txq[i].blocked_class = DRACK_NO_BLOCK;
+		if (i < dd->max_channels)
+			netif_napi_add(ndev, &rq->napi, drack_napi_poll);
+	}
+	/* Not registered yet: these only set the counts. */
+	netif_set_real_num_tx_queues(ndev, dd->channels);
+	netif_set_real_num_rx_queues(ndev, dd->channels);
+}
+
+void drack_queues_del(struct drack_dev *dd)
+{
+	u32 i;
+
+	for (i = 0; i < dd->max_channels; i++)
+		netif_napi_del(&dd->rxq[i].napi);
+}
+
+static void drack_queue_start(struct drack_dev *dd, u32 i)
+{
+	napi_enable(&dd->rxq[i].napi);
+	drack_queue_set_napi(dd, i, true);
+}
+
+static void drack_queue_stop(struct drack_dev *dd, u32 i)
+{
+	drack_queue_set_napi(dd, i, false);
+	napi_disable(&dd->rxq[i].napi);
+	/* A poll may have built skbs it had no time to pass up: none left. */
+	__skb_queue_purge(&dd->rxq[i].deliver);
+}
+
+void drack_queues_start(struct drack_dev *dd)
+{
+	u32 i;
+
+	for (i = 0; i < dd->channels; i++)
+		drack_queue_start(dd, i);
+}
+
+void drack_queues_stop(struct drack_dev *dd)
+{
+	u32 i;
+
+	for (i = 0; i < dd->channels; i++)
+		drack_queue_stop(dd, i);
+}
+
+void drack_queues_kick(struct drack_dev *dd)
+{
+	u32 channels = READ_ONCE(dd->channels), i, q, peer;
+	u64 m;
+
+	napi_schedule(drack_dev_napi(dd));
+	for (i = 1; i < channels; i++)
+		drack_for_each_peer(dd, peer, m) {
+			for (q = i; q < dd->peers[peer].nq; q += channels)
+				if (drack_ring_pending(&dd->peers[peer].ref_in[q]))
+					break;
+			if (q < dd->peers[peer].nq) {
+				napi_schedule(&dd->rxq[i].napi);
+				break;
+			}
+		}
+}
+
+/*
+ * ethtool -L, RTNL held. Rings do not move: a ring whose queue goes away
+ * is polled by another from the next poll on, and TX queues past the new
+ * count are never picked again. NAPIs are added or stopped at the edge.
+ */
+int drack_queues_set_channels(struct drack_dev *dd, u32 n,
+			      struct netlink_ext_ack *extack)
+{
+	struct net_device *ndev = dd->ndev;
+	bool running = netif_running(ndev);
+	u32 old = dd->channels, i;
+	int err;
+
+	if (!n || n > dd->max_channels) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "combined must be 1 to the pool's ref_queues per pair of hosts (ethtool -l: maximum)");
+		return -EINVAL;
+	}
+	if (n == old)
+		return 0;
+	err = netif_set_real_num_tx_queues(ndev, n);
+	if (!err)
+		err = netif_set_real_num_rx_queues(ndev, n);
+	if (err) {
+		netif_set_real_num_tx_queues(ndev, old);
+		NL_SET_ERR_MSG_MOD(extack, "the stack refused the queue count");
+		return err;
+	}
+	if (running)
+		for (i = old; i < n; i++)
+			drack_queue_start(dd, i);
+	WRITE_ONCE(dd->channels, n);
+	if (running) {
+		for (i = n; i < old; i++)
+			drack_queue_stop(dd, i);
+		/* Their rings now belong to the queues left: look at them. */
+		local_bh_disable();
+		for (i = 0; i < n; i++)
+			napi_schedule(&dd->rxq[i].napi);
+		local_bh_enable();
+	}
+	return 0;
+}
 
 #ifdef DRACK_HAVE_QSTATS	/* Kbuild: the headers have netdev_stat_ops */
 #include <net/netdev_queues.h>
 
-/* Under RTNL (open and stop): the queues point at our NAPI while it runs. */
-void drack_queues_set_napi(struct drack_dev *dd, bool on)
+/* Under RTNL: a queue points at its NAPI while it runs. */
+static void drack_queue_set_napi(struct drack_dev *dd, u32 i, bool on)
 {
-	struct napi_struct *napi = on ? &dd->napi : NULL;
+	struct napi_struct *napi = on ? &dd->rxq[i].napi : NULL;
 
-	netif_queue_set_napi(dd->ndev, 0, NETDEV_QUEUE_TYPE_RX, napi);
-	netif_queue_set_napi(dd->ndev, 0, NETDEV_QUEUE_TYPE_TX, napi);
+	netif_queue_set_napi(dd->ndev, i, NETDEV_QUEUE_TYPE_RX, napi);
+	netif_queue_set_napi(dd->ndev, i, NETDEV_QUEUE_TYPE_TX, napi);
 }
 
 static void drack_qstats_rx(struct net_device *ndev, int idx,
 			    struct netdev_queue_stats_rx *rx)
 {
 	struct drack_dev *dd = netdev_priv(ndev);
-	u64 v[DRACK_S_NR];
 
-	drack_stats_fold(&dd->stats, v);
-	rx->packets = v[DRACK_S_RX_PACKETS];
-	rx->bytes = v[DRACK_S_RX_BYTES];
-	rx->alloc_fail = v[DRACK_S_RX_ALLOC_FAIL];
+	drack_qstats_read(&dd->rxq[idx].stats, &rx->packets, &rx->bytes);
 }
 
 static void drack_qstats_tx(struct net_device *ndev, int idx,
 			    struct netdev_queue_stats_tx *tx)
 {
 	struct drack_dev *dd = netdev_priv(ndev);
-	u64 v[DRACK_S_NR];
 
-	drack_stats_fold(&dd->stats, v);
-	tx->packets = v[DRACK_S_TX_PACKETS];
-	tx->bytes = v[DRACK_S_TX_BYTES];
-	tx->stop = v[DRACK_S_TX_STOPS];
-	tx->wake = v[DRACK_S_TX_WAKES];
+	drack_qstats_read(&dd->txq[idx].stats, &tx->packets, &tx->bytes);
 }
 
-/* Everything is counted on the one live queue: nothing outside it. */
+/*
+ * What no live queue shows: queues since gone, frames counted outside
+ * any queue (XDP_TX, redirects in, broadcast copies are one frame), and
+ * the stop, wake and allocation counters, kept per device.
+ */
 static void drack_qstats_base(struct net_device *ndev,
 			      struct netdev_queue_stats_rx *rx,
 			      struct netdev_queue_stats_tx *tx)
 {
-	rx->packets = 0;
-	rx->bytes = 0;
-	rx->alloc_fail = 0;
-	tx->packets = 0;
-	tx->bytes = 0;
-	tx->stop = 0;
-	tx->wake = 0;
+	struct drack_dev *dd = netdev_priv(ndev);
+	u64 v[DRACK_S_NR], p, b;
+	u32 i;
+
+	drack_stats_fold(&dd->stats, v);
+	rx->packets = v[DRACK_S_RX_PACKETS];
+	rx->bytes = v[DRACK_S_RX_BYTES];
+	tx->packets = v[DRACK_S_TX_PACKETS];
+	tx->bytes = v[DRACK_S_TX_BYTES];
+	for (i = 0; i < ndev->real_num_rx_queues; i++) {
+		drack_qstats_read(&dd->rxq[i].stats, &p, &b);
+		rx->packets -= min(p, rx->packets);
+		rx->bytes -= min(b, rx->bytes);
+	}
+	for (i = 0; i < ndev->real_num_tx_queues; i++) {
+		drack_qstats_read(&dd->txq[i].stats, &p, &b);
+		tx->packets -= min(p, tx->packets);
+		tx->bytes -= min(b, tx->bytes);
+	}
+	rx->alloc_fail = v[DRACK_S_RX_ALLOC_FAIL];
+	tx->stop = v[DRACK_S_TX_STOPS];
+	tx->wake = v[DRACK_S_TX_WAKES];
 }
 
 static const struct netdev_stat_ops drack_stat_ops = {
@@ -71,7 +232,7 @@ void drack_queues_setup(struct net_device *ndev)
 
 #else	/* no queue objects in the netdev family before 6.9 */
 
-void drack_queues_set_napi(struct drack_dev *dd, bool on)
+static void drack_queue_set_napi(struct drack_dev *dd, u32 i, bool on)
 {
 }
 

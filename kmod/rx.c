@@ -47,14 +47,16 @@ struct sk_buff *drack_skb_from_buf(struct napi_struct *napi, const void *buf,
  * held: a live owner, a real Buffer of its). True if the skb holds the
  * Buffer, to be handed back once the stack lets go of it (rxref.c).
  */
-static bool drack_rx_deliver(struct drack_dev *dd, struct drack_peer *p,
+static bool drack_rx_deliver(struct drack_rxq *rq, struct drack_peer *p,
 			     const struct drack_ref *ref, u32 size)
 {
+	struct drack_dev *dd = rq->dd;
 	u32 len = le32_to_cpu(ref->len);
 	struct sk_buff *skb;
 	bool held;
 
-	skb = drack_rxref_skb(dd, p, le64_to_cpu(ref->off), len, size, &held);
+	skb = drack_rxref_skb(dd, &rq->napi, p, le64_to_cpu(ref->off), len,
+			      size, &held);
 	if (!skb) {
 		drack_stat_inc(&dd->stats, DRACK_S_RX_ALLOC_FAIL);
 		return false;
@@ -71,7 +73,9 @@ static bool drack_rx_deliver(struct drack_dev *dd, struct drack_peer *p,
 	drack_stat_inc(&dd->stats, DRACK_S_RX_PACKETS);
 	drack_stat_add(&dd->stats, DRACK_S_RX_BYTES, len);
 	drack_peer_count(&p->rx, len);
-	napi_gro_receive(&dd->napi, skb);
+	drack_qstats_add(&rq->stats, len);
+	/* Up the stack once rx_lock is dropped: queues run it in parallel. */
+	__skb_queue_tail(&rq->deliver, skb);
 	return held;
 }
 
@@ -84,15 +88,16 @@ static int drack_rx_ret_space(struct drack_peer *p)
 }
 
 /*
- * Consume up to @budget references from @peer; deliver them when
- * @deliver (through @prog if one is attached), else drop them. Returns
- * how many were consumed.
+ * Consume up to @budget references from @peer's ref_queue @q; deliver
+ * them through @rq when it is set (through @prog if one is attached),
+ * else drop them. Returns how many were consumed. rx_lock held.
  */
-static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
-			 bool deliver, struct bpf_prog *prog)
+static int drack_rx_ring(struct drack_dev *dd, struct drack_rxq *rq,
+			 u32 peer, u32 q, int budget, struct bpf_prog *prog)
 {
 	struct drack_peer *p = &dd->peers[peer];
-	bool alive, valid, held, blocked = false;
+	struct drack_ring *r = &p->ref_in[q];
+	bool deliver = rq, alive, valid, held, blocked = false;
 	struct drack_ref ref;
 	int n, space, done = 0;
 	u32 size, nbad = 0;
@@ -104,7 +109,7 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 	/* Buffers the stack let go of first: they free the ring's room too. */
 	drack_rxref_reclaim(dd, p, alive, &space);
 
-	n = drack_ring_avail(&p->ref_in);
+	n = drack_ring_avail(r);
 	if (n < 0) {
 		drack_stat_inc(&dd->stats, DRACK_S_RX_BAD_RING);
 		drack_peer_count_bad(&p->rx);
@@ -119,7 +124,7 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 			break;
 		}
 		/* One copy out of shared memory: validate what we use. */
-		memcpy(&ref, drack_ring_peek(&p->ref_in, done), sizeof(ref));
+		memcpy(&ref, drack_ring_peek(r, done), sizeof(ref));
 		valid = drack_peer_ref_valid(p, &ref, &size);
 		if (valid)
 			trace_drack_receive(dd->ndev, dd->pool->id, dd->host,
@@ -133,11 +138,11 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 		} else if (deliver && prog) {
 			/* A copy is judged: the Buffer goes back at once. */
 			drack_stat_inc(&dd->stats, DRACK_S_RX_REFS);
-			drack_xdp_rx(dd, p, &ref, prog);
+			drack_xdp_rx(rq, p, &ref, prog);
 		} else if (deliver) {
 			drack_stat_inc(&dd->stats, DRACK_S_RX_REFS);
 			/* Held only if it can be handed back later. */
-			held = drack_rx_deliver(dd, p, &ref,
+			held = drack_rx_deliver(rq, p, &ref,
 						alive && !READ_ONCE(dd->hoarding) ?
 						size : 0);
 		} else {
@@ -150,7 +155,7 @@ static int drack_rx_ring(struct drack_dev *dd, u32 peer, int budget,
 		space--;
 	}
 	if (done)
-		drack_ring_consume(&p->ref_in, done);
+		drack_ring_consume(r, done);
 	if (drack_peer_judge(p, nbad, max_t(u32, done, nbad)))
 		drack_stat_inc(&dd->stats, DRACK_S_RX_PEER_BACKOFFS);
 	/* The owner takes returns back lazily: wake it when we are stuck. */
@@ -199,11 +204,12 @@ void drack_rx_drain_returns(struct drack_dev *dd)
 /* Interface down or leaving: hand back whatever peers queued to us. */
 void drack_rx_drop_all(struct drack_dev *dd)
 {
-	u32 peer;
+	u32 peer, q;
 	u64 m;
 
 	drack_for_each_peer(dd, peer, m)
-		drack_rx_ring(dd, peer, INT_MAX, false, NULL);
+		for (q = 0; q < dd->peers[peer].nq; q++)
+			drack_rx_ring(dd, NULL, peer, q, INT_MAX, NULL);
 }
 
 /* Do we still hold references to Buffers of live owners? */
@@ -241,7 +247,7 @@ static bool drack_rx_want_returns(struct drack_dev *dd)
 {
 	u32 c;
 
-	if (netif_queue_stopped(dd->ndev))
+	if (drack_tx_any_stopped(dd))
 		return true;
 	for (c = 0; c < DRACK_NR_CLASSES; c++)
 		if (drack_alloc_low(&dd->alloc, c))
@@ -250,24 +256,30 @@ static bool drack_rx_want_returns(struct drack_dev *dd)
 }
 
 /*
- * Ask peers for a doorbell on their next entry; true if one came. A peer
- * whose return ring is full is left to the heartbeat poll, so one that
- * stops draining cannot keep us spinning.
+ * Ask peers for a doorbell on their next entry to @rq; true if one came.
+ * A peer whose return ring is full is left to the heartbeat poll, so one
+ * that stops draining cannot keep us spinning. Queue 0 also asks for
+ * returns when something waits for them.
  */
-static bool drack_rx_arm(struct drack_dev *dd)
+static bool drack_rx_arm(struct drack_rxq *rq, u32 channels)
 {
+	struct drack_dev *dd = rq->dd;
+	struct drack_peer *p;
 	bool pending = false;
-	u32 peer;
+	u32 peer, q;
 	u64 m;
 
-	drack_for_each_peer(dd, peer, m)
-		if (!drack_peer_quiet(&dd->peers[peer]) &&
-		    drack_ring_arm(&dd->peers[peer].ref_in) &&
-		    (drack_ring_used(&dd->peers[peer].ret_out) <
-		     dd->peers[peer].ret_out.size ||
-		     !drack_peer_alive(&dd->peers[peer])))
-			pending = true;
-	if (!drack_rx_want_returns(dd))
+	drack_for_each_peer(dd, peer, m) {
+		p = &dd->peers[peer];
+		if (drack_peer_quiet(p))
+			continue;
+		for (q = rq->index; q < p->nq; q += channels)
+			if (drack_ring_arm(&p->ref_in[q]) &&
+			    (drack_ring_used(&p->ret_out) < p->ret_out.size ||
+			     !drack_peer_alive(p)))
+				pending = true;
+	}
+	if (rq->index || !drack_rx_want_returns(dd))
 		return pending;
 	for (peer = 0; peer < dd->nhosts; peer++)
 		if (peer != dd->host && !drack_peer_quiet(&dd->peers[peer]))
@@ -275,10 +287,22 @@ static bool drack_rx_arm(struct drack_dev *dd)
 	return pending;
 }
 
+/* Pass what this poll built up the stack, rx_lock dropped. */
+static void drack_rx_up(struct drack_rxq *rq)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(&rq->deliver)))
+		napi_gro_receive(&rq->napi, skb);
+}
+
 int drack_napi_poll(struct napi_struct *napi, int budget)
 {
-	struct drack_dev *dd = container_of(napi, struct drack_dev, napi);
+	struct drack_rxq *rq = container_of(napi, struct drack_rxq, napi);
+	struct drack_dev *dd = rq->dd;
 	u64 peers = READ_ONCE(dd->present), before, m;
+	u32 channels = READ_ONCE(dd->channels) ?: 1, peer, q;
+	bool first = !rq->index;
 	struct bpf_prog *prog;
 	int done = 0, i;
 
@@ -288,11 +312,13 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 		return 0;
 	}
 
-	spin_lock(&dd->rx_lock);
-	drack_rx_drain_returns(dd);
-	spin_unlock(&dd->rx_lock);
-	/* Only now, with returns taken back, is a class really short. */
-	drack_dev_request_sections(dd);
+	if (first) {
+		spin_lock(&dd->rx_lock);
+		drack_rx_drain_returns(dd);
+		spin_unlock(&dd->rx_lock);
+		/* Only now, with returns taken back, is a class really short. */
+		drack_dev_request_sections(dd);
+	}
 	/* Fault injection: alive, but its ref_queues only fill up. */
 	if (unlikely(READ_ONCE(dd->deaf))) {
 		drack_tx_maybe_wake(dd);
@@ -302,25 +328,30 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 
 	drack_cxl_delay();
 	/* Round robin: peers from rx_next on first, then those before it. */
-	before = peers & (BIT_ULL(dd->rx_next) - 1);
+	before = peers & (BIT_ULL(rq->rx_next) - 1);
 	rcu_read_lock();
 	prog = rcu_dereference(dd->xdp.prog);
 	spin_lock(&dd->rx_lock);
 	for (i = 0; i < 2; i++)
 		for (m = i ? before : peers & ~before; m && done < budget;
-		     m &= m - 1)
-			done += drack_rx_ring(dd, __ffs64(m), budget - done,
-					      true, prog);
-	dd->rx_next = (dd->rx_next + 1) % dd->nhosts;
+		     m &= m - 1) {
+			peer = __ffs64(m);
+			for (q = rq->index; q < dd->peers[peer].nq &&
+			     done < budget; q += channels)
+				done += drack_rx_ring(dd, rq, peer, q,
+						      budget - done, prog);
+		}
+	rq->rx_next = (rq->rx_next + 1) % dd->nhosts;
 	spin_unlock(&dd->rx_lock);
+	drack_rx_up(rq);
 	/* XDP_TX takes the tx lock, which is taken before rx_lock. */
 	if (prog)
-		drack_xdp_poll_end(dd);
+		drack_xdp_poll_end(rq);
 	rcu_read_unlock();
 
 	drack_tx_maybe_wake(dd);
 	if (done < budget && napi_complete_done(napi, done)) {
-		if (drack_rx_arm(dd))
+		if (drack_rx_arm(rq, channels))
 			napi_schedule(napi);
 		/*
 		 * Nothing tells us when the stack lets go of a page: look,
@@ -329,8 +360,8 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 		else if (drack_rxref_holding(dd) &&
 			 !timer_pending(&dd->held_timer))
 			mod_timer(&dd->held_timer, jiffies +
-				  (dd->held_progress ? 1 : HZ / 20));
-		dd->held_progress = false;
+				  (READ_ONCE(dd->held_progress) ? 1 : HZ / 20));
+		WRITE_ONCE(dd->held_progress, false);
 	}
 	return done;
 }
@@ -339,5 +370,5 @@ void drack_rx_held_timer(struct timer_list *t)
 {
 	struct drack_dev *dd = from_timer(dd, t, held_timer);
 
-	napi_schedule(&dd->napi);
+	napi_schedule(drack_dev_napi(dd));
 }

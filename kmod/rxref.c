@@ -75,7 +75,8 @@ static bool drack_rxref_room(const struct drack_held *h, u32 size)
 	return h->buf && h->n < h->cap && h->bytes + size <= max;
 }
 
-static struct sk_buff *drack_rxref_build(struct drack_dev *dd, u64 off,
+static struct sk_buff *drack_rxref_build(struct drack_dev *dd,
+					 struct napi_struct *napi, u64 off,
 					 u32 len, u32 size)
 {
 	struct page **pages = dd->pool->pages;
@@ -87,7 +88,7 @@ static struct sk_buff *drack_rxref_build(struct drack_dev *dd, u64 off,
 	int i = 0;
 	u32 n;
 
-	skb = napi_alloc_skb(&dd->napi, hlen);
+	skb = napi_alloc_skb(napi, hlen);
 	if (!skb)
 		return NULL;
 	skb_put_data(skb, buf, hlen);
@@ -133,8 +134,9 @@ static bool drack_rxref_holdable(struct drack_dev *dd, struct drack_peer *p,
 	return true;
 }
 
-struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct drack_peer *p,
-				u64 off, u32 len, u32 size, bool *held)
+struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct napi_struct *napi,
+				struct drack_peer *p, u64 off, u32 len, u32 size,
+				bool *held)
 {
 	const void *buf = drack_pool_ptr(dd->pool, off);
 	struct drack_held *h = &p->held;
@@ -150,7 +152,7 @@ struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct drack_peer *p,
 		   !drack_rxref_holdable(dd, p, off, size, &gen)) {
 		how = DRACK_S_RX_COPIED;
 	} else {
-		skb = drack_rxref_build(dd, off, len, size);
+		skb = drack_rxref_build(dd, napi, off, len, size);
 		if (!skb)
 			return NULL;
 		b = &h->buf[h->n++];
@@ -164,7 +166,7 @@ struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct drack_peer *p,
 		drack_stat_inc(&dd->stats, DRACK_S_RX_HELD);
 		return skb;
 	}
-	skb = drack_skb_from_buf(&dd->napi, buf, len);
+	skb = drack_skb_from_buf(napi, buf, len);
 	if (skb)
 		drack_stat_inc(&dd->stats, how);
 	return skb;

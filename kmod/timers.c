@@ -160,7 +160,7 @@ static void drack_liveness_work(struct work_struct *work)
 	drack_isolation(dd);
 	/* Doorbells can be lost or suppressed wrongly by a peer: poll too. */
 	if (netif_running(dd->ndev)) {
-		if (drack_rx_pending(dd) || netif_queue_stopped(dd->ndev))
+		if (drack_rx_pending(dd) || drack_tx_any_stopped(dd))
 			drack_dev_schedule_napi(dd);
 	} else {
 		spin_lock_bh(&dd->rx_lock);

@@ -38,29 +38,30 @@ int drack_tx_lookup(struct drack_dev *dd, const u8 *dest)
 	return ether_addr_equal(mac, dest) ? (int)h : -ENOENT;
 }
 
-void drack_tx_flush(struct drack_dev *dd)
+void drack_tx_flush(struct drack_dev *dd, u32 q)
 {
+	struct drack_txq *tq = &dd->txq[q];
 	int p;
 
 	drack_cxl_delay();
-	dd->tx_batched = 0;
-	while (dd->kick_pending) {
-		p = __ffs64(dd->kick_pending);
-		dd->kick_pending &= ~BIT_ULL(p);
+	tq->tx_batched = 0;
+	while (tq->kick_pending) {
+		p = __ffs64(tq->kick_pending);
+		tq->kick_pending &= ~BIT_ULL(p);
 		drack_stat_inc(&dd->stats,
-			       drack_peer_flush(&dd->peers[p]) ?
+			       drack_peer_flush(&dd->peers[p], q) ?
 			       DRACK_S_TX_DOORBELLS :
 			       DRACK_S_TX_DOORBELLS_SUPPRESSED);
 	}
 }
 
-/* Room on @p's ref_queue; a reset of the ring (it rejoined) is not a stop. */
-static bool drack_tx_room(struct drack_peer *p)
+/* Room on @r; a reset of the ring (the peer rejoined) is not a stop. */
+static bool drack_tx_room(struct drack_ring *r)
 {
-	int space = drack_ring_space(&p->ref_out);
+	int space = drack_ring_space(r);
 
 	if (space < 0)
-		space = drack_ring_space(&p->ref_out);
+		space = drack_ring_space(r);
 	return space > 0;
 }
 
@@ -69,11 +70,12 @@ static bool drack_tx_room(struct drack_peer *p)
  * (XDP). -EPIPE: the peer is stalled; -ENOSPC: its ring is full;
  * -EDQUOT: it holds its cap of our Buffers; -ENOBUFS: no Buffer.
  */
-static int drack_tx_post(struct drack_dev *dd, const struct sk_buff *skb,
+static int drack_tx_post(struct drack_dev *dd, u32 q, const struct sk_buff *skb,
 			 const void *data, u32 len, u32 peer,
 			 const struct virtio_net_hdr *vnet, u16 flags)
 {
 	struct drack_peer *p = &dd->peers[peer];
+	struct drack_ring *r = &p->ref_out[q];
 	struct drack_ref *ref;
 	u32 buf_class;
 	void *buf;
@@ -81,7 +83,7 @@ static int drack_tx_post(struct drack_dev *dd, const struct sk_buff *skb,
 
 	if (READ_ONCE(p->stalled))
 		return -EPIPE;
-	if (!drack_tx_room(p))
+	if (!drack_tx_room(r))
 		return -ENOSPC;
 	buf_class = drack_buf_class(len);
 	if (drack_buf_peer_capped(&dd->alloc, buf_class, peer))
@@ -91,7 +93,7 @@ static int drack_tx_post(struct drack_dev *dd, const struct sk_buff *skb,
 		return -ENOBUFS;
 	/* Returns are drained lazily: NAPI takes them back, then asks the FM. */
 	if (drack_alloc_low(&dd->alloc, buf_class))
-		napi_schedule(&dd->napi);
+		napi_schedule(drack_dev_napi(dd));
 
 	buf = drack_pool_ptr(dd->pool, off);
 	if (!skb)
@@ -100,33 +102,27 @@ static int drack_tx_post(struct drack_dev *dd, const struct sk_buff *skb,
 		drack_buf_unget(&dd->alloc, off);
 		return -EFAULT;
 	}
-	ref = drack_ring_next(&p->ref_out);
+	ref = drack_ring_next(r);
 	ref->off = cpu_to_le64(off);
 	ref->len = cpu_to_le32(len);
 	ref->src = cpu_to_le16(dd->host);
 	ref->flags = cpu_to_le16(flags);
 	memcpy(&ref->vnet, vnet, sizeof(*vnet));
 	/* Visible now: the peer may be polling; the doorbell is batched. */
-	drack_ring_post(&p->ref_out);
-	dd->kick_pending |= BIT_ULL(peer);
+	drack_ring_post(r);
+	dd->txq[q].kick_pending |= BIT_ULL(peer);
 	trace_drack_xmit(dd->ndev, dd->pool->id, dd->host, peer, len, buf_class,
 			 off, flags & DRACK_REF_F_BCAST);
 
 	drack_stat_inc(&dd->stats, DRACK_S_TX_REFS);
-	drack_peer_count(&p->tx, len);
+	drack_peer_count(&p->tx[q], len);
 	return 0;
 }
 
-static int drack_tx_one(struct drack_dev *dd, struct sk_buff *skb, u32 peer,
-			const struct virtio_net_hdr *vnet, u16 flags)
-{
-	return drack_tx_post(dd, skb, NULL, skb->len, peer, vnet, flags);
-}
-
 /* Broadcast from @skb, or from @data if @skb is NULL; copies posted. */
-static u32 drack_tx_broadcast(struct drack_dev *dd, const struct sk_buff *skb,
-			      const void *data, u32 len,
-			      const struct virtio_net_hdr *vnet)
+static u32 drack_tx_broadcast(struct drack_dev *dd, u32 q,
+			      const struct sk_buff *skb, const void *data,
+			      u32 len, const struct virtio_net_hdr *vnet)
 {
 	u32 h, sent = 0;
 
@@ -135,7 +131,7 @@ static u32 drack_tx_broadcast(struct drack_dev *dd, const struct sk_buff *skb,
 		if (h == dd->host || !drack_host_reachable(dd->pool, h))
 			continue;
 		/* Never stop for a broadcast: a copy fewer beats a duplicate. */
-		switch (drack_tx_post(dd, skb, data, len, h, vnet,
+		switch (drack_tx_post(dd, q, skb, data, len, h, vnet,
 				      DRACK_REF_F_BCAST)) {
 		case 0:
 			sent++;
@@ -150,51 +146,68 @@ static u32 drack_tx_broadcast(struct drack_dev *dd, const struct sk_buff *skb,
 	return sent;
 }
 
-int drack_tx_frame(struct drack_dev *dd, const void *data, u32 len, int peer)
+int drack_tx_frame(struct drack_dev *dd, u32 q, const void *data, u32 len,
+		   int peer)
 {
 	static const struct virtio_net_hdr vnet;	/* complete, not GSO */
 
 	if (len < ETH_HLEN || len > DRACK_MAX_FRAME)
 		return -EINVAL;
 	if (peer < 0 && is_multicast_ether_addr(data))
-		return drack_tx_broadcast(dd, NULL, data, len, &vnet) ?
+		return drack_tx_broadcast(dd, q, NULL, data, len, &vnet) ?
 		       0 : -ENOSPC;
 	if (peer < 0)
 		peer = drack_tx_lookup(dd, data);
 	if (peer < 0 || !drack_host_reachable(dd->pool, peer))
 		return -ENOENT;
-	return drack_tx_post(dd, NULL, data, len, peer, &vnet, 0);
+	return drack_tx_post(dd, q, NULL, data, len, peer, &vnet, 0);
 }
 
-static void drack_tx_stop(struct drack_dev *dd, int peer, int buf_class)
+static void drack_tx_stop(struct drack_dev *dd, struct netdev_queue *txq,
+			  u32 q, int peer, int buf_class)
 {
-	if (!netif_queue_stopped(dd->ndev))
+	struct drack_txq *tq = &dd->txq[q];
+
+	if (!netif_tx_queue_stopped(txq))
 		drack_stat_inc(&dd->stats, DRACK_S_TX_STOPS);
-	netif_stop_queue(dd->ndev);
-	if (peer != DRACK_NO_BLOCK && peer != dd->blocked_peer)
-		dd->blocked_since = jiffies;
-	dd->blocked_peer = peer;
-	dd->blocked_class = buf_class;
+	netif_tx_stop_queue(txq);
+	if (peer != DRACK_NO_BLOCK && peer != tq->blocked_peer)
+		tq->blocked_since = jiffies;
+	tq->blocked_peer = peer;
+	tq->blocked_class = buf_class;
 	/* Our NAPI re-checks after draining returns: no lost wake-up. */
-	napi_schedule(&dd->napi);
+	napi_schedule(drack_dev_napi(dd));
+}
+
+bool drack_tx_any_stopped(struct drack_dev *dd)
+{
+	u32 q;
+
+	for (q = 0; q < dd->ndev->real_num_tx_queues; q++)
+		if (netif_tx_queue_stopped(netdev_get_tx_queue(dd->ndev, q)))
+			return true;
+	return false;
 }
 
 netdev_tx_t drack_xmit(struct sk_buff *skb, struct net_device *ndev)
 {
 	struct drack_dev *dd = netdev_priv(ndev);
+	u32 q = skb_get_queue_mapping(skb);
+	struct netdev_queue *txq = netdev_get_tx_queue(ndev, q);
 	struct virtio_net_hdr vnet;
 	u32 len = skb->len;
 	int peer, err;
 
+	/* A queue past the pool's ref_queues would share a ring: never. */
 	if (unlikely(len < ETH_HLEN || len > DRACK_MAX_FRAME ||
-		     !drack_dev_active(dd)))
+		     q >= dd->max_channels || !drack_dev_active(dd)))
 		goto drop;
 	/* Only GSO types a peer can rebuild are advertised. */
 	if (unlikely(virtio_net_hdr_from_skb(skb, &vnet, true, true, 0)))
 		goto drop;
 
 	if (is_multicast_ether_addr(skb->data)) {
-		drack_tx_broadcast(dd, skb, NULL, len, &vnet);
+		drack_tx_broadcast(dd, q, skb, NULL, len, &vnet);
 		goto sent;
 	}
 
@@ -204,7 +217,7 @@ netdev_tx_t drack_xmit(struct sk_buff *skb, struct net_device *ndev)
 		dev_kfree_skb_any(skb);
 		return NETDEV_TX_OK;
 	}
-	err = drack_tx_one(dd, skb, peer, &vnet, 0);
+	err = drack_tx_post(dd, q, skb, NULL, len, peer, &vnet, 0);
 	switch (err) {
 	case 0:
 		break;
@@ -218,8 +231,9 @@ netdev_tx_t drack_xmit(struct sk_buff *skb, struct net_device *ndev)
 		drack_stat_inc(&dd->stats, err == -ENOSPC ? DRACK_S_TX_RING_FULL :
 			       err == -EDQUOT ? DRACK_S_TX_PEER_CAPPED :
 			       DRACK_S_TX_NO_BUFFER);
-		drack_tx_flush(dd);
-		drack_tx_stop(dd, err == -ENOBUFS ? DRACK_NO_BLOCK : peer,
+		drack_tx_flush(dd, q);
+		drack_tx_stop(dd, txq, q,
+			      err == -ENOBUFS ? DRACK_NO_BLOCK : peer,
 			      err == -ENOBUFS ? (int)drack_buf_class(len) :
 						DRACK_NO_BLOCK);
 		return NETDEV_TX_BUSY;
@@ -227,15 +241,16 @@ netdev_tx_t drack_xmit(struct sk_buff *skb, struct net_device *ndev)
 		goto drop;
 	}
 	/* Stop before the next frame would find the ring full. */
-	if (drack_ring_space(&dd->peers[peer].ref_out) <= 0)
-		drack_tx_stop(dd, peer, DRACK_NO_BLOCK);
+	if (drack_ring_space(&dd->peers[peer].ref_out[q]) <= 0)
+		drack_tx_stop(dd, txq, q, peer, DRACK_NO_BLOCK);
 sent:
 	skb_tx_timestamp(skb);
 	drack_stat_inc(&dd->stats, DRACK_S_TX_PACKETS);
 	drack_stat_add(&dd->stats, DRACK_S_TX_BYTES, len);
-	if (!netdev_xmit_more() || netif_queue_stopped(ndev) ||
-	    ++dd->tx_batched >= READ_ONCE(dd->tx_max_frames))
-		drack_tx_flush(dd);
+	drack_qstats_add(&dd->txq[q].stats, len);
+	if (!netdev_xmit_more() || netif_tx_queue_stopped(txq) ||
+	    ++dd->txq[q].tx_batched >= READ_ONCE(dd->tx_max_frames))
+		drack_tx_flush(dd, q);
 	dev_consume_skb_any(skb);
 	return NETDEV_TX_OK;
 drop:
@@ -255,8 +270,15 @@ static bool drack_tx_peer_capped(struct drack_dev *dd, u32 p)
 	return false;
 }
 
+/* @p's ring of TX queue @q has room again (a quarter of it). */
+static bool drack_tx_ring_drained(struct drack_peer *p, u32 q)
+{
+	return drack_ring_space(&p->ref_out[q]) >=
+	       (int)p->ref_out[q].size / 4;
+}
+
 /*
- * From the liveness job: the peer blocking our queue past the timeout is
+ * From the liveness job: a peer blocking a TX queue past the timeout is
  * stalled, and a stalled peer that consumes and returns again recovers.
  * Returns the peer newly stalled or recovered in *@changed (or -1) and
  * whether it is stalled now; one change per call.
@@ -266,19 +288,25 @@ bool drack_tx_check_stall(struct drack_dev *dd, int *changed)
 	unsigned long timeout = msecs_to_jiffies(READ_ONCE(drack_stall_timeout_ms));
 	struct net_device *ndev = dd->ndev;
 	struct drack_peer *peer;
+	struct drack_txq *tq;
 	bool stalled = false;
+	u32 q;
 	int p;
 
 	*changed = -1;
 	netif_tx_lock_bh(ndev);
-	p = dd->blocked_peer;
-	if (p >= 0 && netif_queue_stopped(ndev) &&
-	    time_after(jiffies, dd->blocked_since + timeout)) {
+	for (q = 0; q < ndev->real_num_tx_queues; q++) {
+		tq = &dd->txq[q];
+		p = tq->blocked_peer;
+		if (p < 0 ||
+		    !netif_tx_queue_stopped(netdev_get_tx_queue(ndev, q)) ||
+		    !time_after(jiffies, tq->blocked_since + timeout))
+			continue;
 		WRITE_ONCE(dd->peers[p].stalled, true);
-		dd->blocked_peer = DRACK_NO_BLOCK;
-		if (dd->blocked_class == DRACK_NO_BLOCK) {
+		tq->blocked_peer = DRACK_NO_BLOCK;
+		if (tq->blocked_class == DRACK_NO_BLOCK) {
 			drack_stat_inc(&dd->stats, DRACK_S_TX_WAKES);
-			netif_wake_queue(ndev);
+			netif_tx_wake_queue(netdev_get_tx_queue(ndev, q));
 		}
 		*changed = p;
 		stalled = true;
@@ -286,13 +314,18 @@ bool drack_tx_check_stall(struct drack_dev *dd, int *changed)
 	}
 	for (p = 0; p < dd->nhosts; p++) {
 		peer = &dd->peers[p];
-		/* Gone, or consuming and returning again: no longer stalled. */
-		if (!peer->stalled ||
-		    (drack_host_reachable(dd->pool, p) &&
-		     (drack_tx_peer_capped(dd, p) ||
-		      drack_ring_space(&peer->ref_out) <
-		      (int)peer->ref_out.size / 4)))
+		if (!peer->stalled)
 			continue;
+		/* Gone, or consuming and returning again: no longer stalled. */
+		if (drack_host_reachable(dd->pool, p)) {
+			if (drack_tx_peer_capped(dd, p))
+				continue;
+			for (q = 0; q < peer->nq; q++)
+				if (!drack_tx_ring_drained(peer, q))
+					break;
+			if (q < peer->nq)
+				continue;
+		}
 		WRITE_ONCE(peer->stalled, false);
 		*changed = p;
 		break;
@@ -302,30 +335,40 @@ out:
 	return stalled;
 }
 
-/* From NAPI: wake the queue once what stopped it has gone away. */
+/* From NAPI: wake each TX queue once what stopped it has gone away. */
 void drack_tx_maybe_wake(struct drack_dev *dd)
 {
 	struct net_device *ndev = dd->ndev;
-	bool wake = true;
+	struct netdev_queue *txq;
+	struct drack_txq *tq;
+	bool wake;
+	u32 q;
 	int p, c;
 
-	if (!netif_queue_stopped(ndev) || !netif_running(ndev))
+	if (!netif_running(ndev))
 		return;
-	netif_tx_lock(ndev);
-	p = dd->blocked_peer;
-	c = dd->blocked_class;
-	if (p >= 0 && drack_host_reachable(dd->pool, p) &&
-	    !READ_ONCE(dd->peers[p].stalled) &&
-	    (drack_ring_space(&dd->peers[p].ref_out) <
-	     (int)dd->peers[p].ref_out.size / 4 || drack_tx_peer_capped(dd, p)))
-		wake = false;
-	if (c >= 0 && !READ_ONCE(dd->alloc.cls[c].nfree))
-		wake = false;
-	if (wake) {
-		dd->blocked_peer = DRACK_NO_BLOCK;
-		dd->blocked_class = DRACK_NO_BLOCK;
-		drack_stat_inc(&dd->stats, DRACK_S_TX_WAKES);
-		netif_wake_queue(ndev);
+	for (q = 0; q < ndev->real_num_tx_queues; q++) {
+		txq = netdev_get_tx_queue(ndev, q);
+		if (!netif_tx_queue_stopped(txq))
+			continue;
+		tq = &dd->txq[q];
+		wake = true;
+		__netif_tx_lock(txq, smp_processor_id());
+		p = tq->blocked_peer;
+		c = tq->blocked_class;
+		if (p >= 0 && drack_host_reachable(dd->pool, p) &&
+		    !READ_ONCE(dd->peers[p].stalled) &&
+		    (!drack_tx_ring_drained(&dd->peers[p], q) ||
+		     drack_tx_peer_capped(dd, p)))
+			wake = false;
+		if (c >= 0 && !READ_ONCE(dd->alloc.cls[c].nfree))
+			wake = false;
+		if (wake) {
+			tq->blocked_peer = DRACK_NO_BLOCK;
+			tq->blocked_class = DRACK_NO_BLOCK;
+			drack_stat_inc(&dd->stats, DRACK_S_TX_WAKES);
+			netif_tx_wake_queue(txq);
+		}
+		__netif_tx_unlock(txq);
 	}
-	netif_tx_unlock(ndev);
 }

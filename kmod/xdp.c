@@ -43,7 +43,8 @@ int drack_xdp_init(struct drack_dev *dd)
 		dd->xdp.pp = NULL;
 		return err;
 	}
-	err = xdp_rxq_info_reg(&dd->xdp.rxq, dd->ndev, 0, dd->napi.napi_id);
+	err = xdp_rxq_info_reg(&dd->xdp.rxq, dd->ndev, 0,
+			       drack_dev_napi(dd)->napi_id);
 	if (err)
 		goto destroy;
 	err = xdp_rxq_info_reg_mem_model(&dd->xdp.rxq, MEM_TYPE_PAGE_POOL,
@@ -149,9 +150,10 @@ static bool drack_xdp_csum(u8 *data, u32 len, const struct virtio_net_hdr *vnet)
 	return true;
 }
 
-static void drack_xdp_pass(struct drack_dev *dd, struct drack_peer *p,
+static void drack_xdp_pass(struct drack_rxq *rq, struct drack_peer *p,
 			   struct page *page, const struct xdp_buff *xdp)
 {
+	struct drack_dev *dd = rq->dd;
 	void *va = page_address(page);
 	u32 len = xdp->data_end - xdp->data;
 	u32 meta = xdp->data - xdp->data_meta;
@@ -174,18 +176,19 @@ static void drack_xdp_pass(struct drack_dev *dd, struct drack_peer *p,
 	drack_stat_inc(&dd->stats, DRACK_S_RX_PACKETS);
 	drack_stat_add(&dd->stats, DRACK_S_RX_BYTES, len);
 	drack_peer_count(&p->rx, len);
-	napi_gro_receive(&dd->napi, skb);
+	drack_qstats_add(&rq->stats, len);
+	__skb_queue_tail(&rq->deliver, skb);
 }
 
 /* Keep an XDP_TX frame for drack_xdp_poll_end(); false: no room. */
-static bool drack_xdp_queue_tx(struct drack_dev *dd, struct drack_peer *p,
+static bool drack_xdp_queue_tx(struct drack_rxq *rq, struct drack_peer *p,
 			       struct page *page, const struct xdp_buff *xdp)
 {
 	struct drack_xdp_tx *t;
 
-	if (dd->xdp.ntx >= ARRAY_SIZE(dd->xdp.tx))
+	if (rq->ntx >= ARRAY_SIZE(rq->tx))
 		return false;
-	t = &dd->xdp.tx[dd->xdp.ntx++];
+	t = &rq->tx[rq->ntx++];
 	t->page = page;
 	t->off = xdp->data - page_address(page);
 	t->len = xdp->data_end - xdp->data;
@@ -193,9 +196,10 @@ static bool drack_xdp_queue_tx(struct drack_dev *dd, struct drack_peer *p,
 	return true;
 }
 
-void drack_xdp_rx(struct drack_dev *dd, struct drack_peer *p,
+void drack_xdp_rx(struct drack_rxq *rq, struct drack_peer *p,
 		  const struct drack_ref *ref, struct bpf_prog *prog)
 {
+	struct drack_dev *dd = rq->dd;
 	u32 len = le32_to_cpu(ref->len), act;
 	struct xdp_buff xdp;
 	struct page *page;
@@ -228,20 +232,20 @@ void drack_xdp_rx(struct drack_dev *dd, struct drack_peer *p,
 	act = bpf_prog_run_xdp(prog, &xdp);
 	switch (act) {
 	case XDP_PASS:
-		drack_xdp_pass(dd, p, page, &xdp);
+		drack_xdp_pass(rq, p, page, &xdp);
 		return;
 	case XDP_DROP:
 		drack_stat_inc(&dd->stats, DRACK_S_XDP_DROP);
 		break;
 	case XDP_TX:
-		if (drack_xdp_queue_tx(dd, p, page, &xdp))
+		if (drack_xdp_queue_tx(rq, p, page, &xdp))
 			return;
 		drack_stat_inc(&dd->stats, DRACK_S_XDP_TX_ERR);
 		trace_xdp_exception(dd->ndev, prog, act);
 		break;
 	case XDP_REDIRECT:
 		if (!xdp_do_redirect(dd->ndev, &xdp, prog)) {
-			dd->xdp.redirected = true;
+			rq->redirected = true;
 			drack_stat_inc(&dd->stats, DRACK_S_XDP_REDIRECT);
 			return;
 		}
@@ -259,32 +263,44 @@ void drack_xdp_rx(struct drack_dev *dd, struct drack_peer *p,
 	page_pool_recycle_direct(dd->xdp.pp, page);
 }
 
-void drack_xdp_poll_end(struct drack_dev *dd)
+/*
+ * The TX queue this CPU uses for frames no skb chose one for: XDP_TX
+ * and frames redirected into rack0.
+ */
+static u32 drack_xdp_txq(struct drack_dev *dd)
 {
-	struct netdev_queue *txq = netdev_get_tx_queue(dd->ndev, 0);
+	return smp_processor_id() % dd->ndev->real_num_tx_queues;
+}
+
+void drack_xdp_poll_end(struct drack_rxq *rq)
+{
+	struct drack_dev *dd = rq->dd;
+	u32 q = drack_xdp_txq(dd);
+	struct netdev_queue *txq = netdev_get_tx_queue(dd->ndev, q);
 	struct drack_xdp_tx *t;
 	u32 i;
 
-	if (dd->xdp.ntx) {
+	if (rq->ntx) {
 		/* The queue lock xmit holds: XDP_TX shares its rings. */
 		__netif_tx_lock(txq, smp_processor_id());
-		for (i = 0; i < dd->xdp.ntx; i++) {
-			t = &dd->xdp.tx[i];
+		for (i = 0; i < rq->ntx; i++) {
+			t = &rq->tx[i];
 			if (drack_dev_active(dd) &&
-			    !drack_tx_frame(dd, page_address(t->page) + t->off,
+			    !drack_tx_frame(dd, q, page_address(t->page) + t->off,
 					    t->len, t->peer)) {
 				drack_stat_inc(&dd->stats, DRACK_S_XDP_TX);
 			} else {
 				drack_stat_inc(&dd->stats, DRACK_S_XDP_TX_ERR);
 			}
-			page_pool_recycle_direct(dd->xdp.pp, t->page);
+			/* Not the direct cache: other queues' polls run now. */
+			page_pool_put_full_page(dd->xdp.pp, t->page, false);
 		}
-		drack_tx_flush(dd);
+		drack_tx_flush(dd, q);
 		__netif_tx_unlock(txq);
-		dd->xdp.ntx = 0;
+		rq->ntx = 0;
 	}
-	if (dd->xdp.redirected) {
-		dd->xdp.redirected = false;
+	if (rq->redirected) {
+		rq->redirected = false;
 		xdp_do_flush();
 	}
 }
@@ -293,9 +309,10 @@ void drack_xdp_poll_end(struct drack_dev *dd)
 int drack_xdp_xmit(struct net_device *ndev, int n, struct xdp_frame **frames,
 		   u32 flags)
 {
-	struct netdev_queue *txq = netdev_get_tx_queue(ndev, 0);
 	struct drack_dev *dd = netdev_priv(ndev);
+	struct netdev_queue *txq;
 	int i, err = 0;
+	u32 q;
 
 	if (unlikely(flags & ~XDP_XMIT_FLAGS_MASK))
 		return -EINVAL;
@@ -303,18 +320,20 @@ int drack_xdp_xmit(struct net_device *ndev, int n, struct xdp_frame **frames,
 		     !drack_dev_active(dd)))
 		return -ENETDOWN;
 
+	q = drack_xdp_txq(dd);
+	txq = netdev_get_tx_queue(ndev, q);
 	__netif_tx_lock(txq, smp_processor_id());
 	for (i = 0; i < n; i++) {
 		struct xdp_frame *f = frames[i];
 
 		/* One frame we cannot send must not hold up the rest. */
 		if (xdp_frame_has_frags(f) ||
-		    drack_tx_frame(dd, f->data, f->len, -1))
+		    drack_tx_frame(dd, q, f->data, f->len, -1))
 			err++;
 		xdp_return_frame(f);
 	}
 	if (flags & XDP_XMIT_FLUSH)
-		drack_tx_flush(dd);
+		drack_tx_flush(dd, q);
 	__netif_tx_unlock(txq);
 	drack_stat_add(&dd->stats, DRACK_S_XDP_XMIT, n - err);
 	if (err)

@@ -15,12 +15,15 @@
 #include <linux/virtio_net.h>
 
 /* ---------------------------------------------------------------- */
-/* Pool format, version 2 (version 1: the same without the NIC pool) */
+/* Pool format, version 3 (2: one ref_queue per pair; 1: no NIC pool) */
 /* ---------------------------------------------------------------- */
 
 #define DRACK_POOL_MAGIC	0x314c4f4f504b5244ULL	/* "DRKPOOL1" */
-#define DRACK_POOL_VERSION	2
+#define DRACK_POOL_VERSION	3
 #define DRACK_POOL_VERSION_MIN	1	/* still adopted: max_nics is 0 */
+
+/* ref_queues per (destination, source) pair a pool may have. */
+#define DRACK_MAX_QUEUES	8
 
 #define DRACK_SECTION_SHIFT	21			/* 2 MB Sections */
 #define DRACK_SECTION_SIZE	(1U << DRACK_SECTION_SHIFT)
@@ -81,7 +84,7 @@ struct drack_superblock {
 	__le64 nic_area_off;
 	__le64 nic_area_size;		/* bytes per NIC */
 	__le32 vq_ring_entries;		/* power of two */
-	__le32 reserved0;
+	__le32 ref_queues;		/* per pair, version 3; 0 reads as 1 */
 	__le64 reserved;
 };
 
@@ -270,7 +273,8 @@ struct drack_geometry {
 	__u32 section_count;
 	__u32 meta_sections;
 	__u32 max_hosts;
-	__u32 ref_ring_entries;
+	__u32 ref_queues;		/* ref_queues per pair */
+	__u32 ref_ring_entries;		/* entries of each */
 	__u32 ret_ring_entries;
 	__u32 grant_ring_entries;
 	__u64 host_table_off;
@@ -296,18 +300,21 @@ static inline __u64 drack_ring_bytes(__u32 entries, __u32 entry_size)
 }
 
 /*
- * Lay out a pool of @pool_size bytes for @max_hosts hosts. Returns 0, or
- * -1 when the metadata would not leave a single data Section.
+ * Lay out a pool of @pool_size bytes for @max_hosts hosts, @ref_queues
+ * ref_queues of @ref_entries each per pair. Returns 0, or -1 when the
+ * metadata would not leave a single data Section.
  */
 static inline int drack_layout(struct drack_geometry *g, __u64 pool_size,
-			       __u32 max_hosts, __u32 ref_entries,
-			       __u32 ret_entries, __u32 grant_entries)
+			       __u32 max_hosts, __u32 ref_queues,
+			       __u32 ref_entries, __u32 ret_entries,
+			       __u32 grant_entries)
 {
 	__u64 per_host, meta_end;
 
 	g->pool_size = pool_size & ~((__u64)DRACK_SECTION_SIZE - 1);
 	g->section_count = (__u32)(g->pool_size >> DRACK_SECTION_SHIFT);
 	g->max_hosts = max_hosts;
+	g->ref_queues = ref_queues;
 	g->ref_ring_entries = ref_entries;
 	g->ret_ring_entries = ret_entries;
 	g->grant_ring_entries = grant_entries;
@@ -318,7 +325,7 @@ static inline int drack_layout(struct drack_geometry *g, __u64 pool_size,
 	g->host_area_off = drack_align(g->section_table_off +
 			(__u64)g->section_count *
 			sizeof(struct drack_section_entry), DRACK_META_ALIGN);
-	per_host = (__u64)max_hosts *
+	per_host = (__u64)max_hosts * ref_queues *
 		   drack_ring_bytes(ref_entries, sizeof(struct drack_ref)) +
 		   (__u64)max_hosts *
 		   drack_ring_bytes(ret_entries, sizeof(struct drack_ret)) +
@@ -406,12 +413,12 @@ static inline __u64 drack_vq_done_off(const struct drack_geometry *g,
 	       drack_ring_bytes(g->vq_ring_entries, sizeof(struct drack_ret));
 }
 
-/* Pool offset of ref_queue[src] in host @dst's area. */
+/* Pool offset of ref_queue[src][q] in host @dst's area. */
 static inline __u64 drack_ref_ring_off(const struct drack_geometry *g,
-				       __u32 dst, __u32 src)
+				       __u32 dst, __u32 src, __u32 q)
 {
 	return g->host_area_off + (__u64)dst * g->host_area_size +
-	       (__u64)src *
+	       ((__u64)src * g->ref_queues + q) *
 	       drack_ring_bytes(g->ref_ring_entries, sizeof(struct drack_ref));
 }
 
@@ -420,7 +427,7 @@ static inline __u64 drack_ret_ring_off(const struct drack_geometry *g,
 				       __u32 owner, __u32 from)
 {
 	return g->host_area_off + (__u64)owner * g->host_area_size +
-	       (__u64)g->max_hosts *
+	       (__u64)g->max_hosts * g->ref_queues *
 	       drack_ring_bytes(g->ref_ring_entries, sizeof(struct drack_ref)) +
 	       (__u64)from *
 	       drack_ring_bytes(g->ret_ring_entries, sizeof(struct drack_ret));

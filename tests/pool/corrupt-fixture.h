@@ -147,7 +147,7 @@ static struct ring ring_at(FIXTURE_DATA(pool) *self, uint64_t off,
 static struct ring ref_ring(FIXTURE_DATA(pool) *self)
 {
 	return ring_at(self, drack_ref_ring_off(&self->g, self->victim,
-						self->rogue),
+						self->rogue, 0),
 		       self->g.ref_ring_entries, sizeof(struct drack_ref));
 }
 
@@ -208,6 +208,8 @@ FIXTURE_SETUP(pool)
 	self->g.section_count = le32toh(self->sb.section_count);
 	self->g.meta_sections = le32toh(self->sb.meta_sections);
 	self->g.max_hosts = le32toh(self->sb.max_hosts);
+	self->g.ref_queues = le32toh(self->sb.version) >= 3 ?
+			     le32toh(self->sb.ref_queues) : 1;
 	self->g.ref_ring_entries = le32toh(self->sb.ref_ring_entries);
 	self->g.ret_ring_entries = le32toh(self->sb.ret_ring_entries);
 	self->g.grant_ring_entries = le32toh(self->sb.grant_ring_entries);

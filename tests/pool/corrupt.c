@@ -170,7 +170,7 @@ TEST_F(pool, superblock)
 	}
 
 	ASSERT_EQ(0, drack_layout(&calc, self->size, self->g.max_hosts,
-				  self->g.ref_ring_entries,
+				  self->g.ref_queues, self->g.ref_ring_entries,
 				  self->g.ret_ring_entries,
 				  self->g.grant_ring_entries));
 	ASSERT_EQ(0, drack_layout_nics(&calc, le32toh(self->sb.max_nics),

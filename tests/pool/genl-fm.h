@@ -459,7 +459,7 @@ TEST_F_TIMEOUT(genl, pool_format_busy, 120)
 }
 
 /* Ring sizes from the superblock (not in netlink), for drack_layout(). */
-static void read_rings(struct __test_metadata *_metadata, uint32_t ring[3])
+static void read_rings(struct __test_metadata *_metadata, uint32_t ring[4])
 {
 	const char *dev = env_or("DRACK_POOL_DEV", "/dev/drack_pool0");
 	struct drack_superblock *sb;
@@ -471,6 +471,7 @@ static void read_rings(struct __test_metadata *_metadata, uint32_t ring[3])
 	ring[0] = le32toh(sb->ref_ring_entries);
 	ring[1] = le32toh(sb->ret_ring_entries);
 	ring[2] = le32toh(sb->grant_ring_entries);
+	ring[3] = le32toh(sb->version) >= 3 ? le32toh(sb->ref_queues) : 1;
 	munmap(sb, 4096);
 	close(fd);
 }
@@ -494,7 +495,7 @@ static void read_nics(struct __test_metadata *_metadata, uint32_t *nics,
 
 /* Check a freshly formatted pool: geometry, all Sections FREE, no host. */
 static void check_formatted(struct __test_metadata *_metadata, struct nl *nl,
-			    const struct tables *orig, const uint32_t ring[3],
+			    const struct tables *orig, const uint32_t ring[4],
 			    uint32_t hosts, uint32_t regions)
 {
 	struct drack_geometry g;
@@ -503,7 +504,7 @@ static void check_formatted(struct __test_metadata *_metadata, struct nl *nl,
 
 	ASSERT_NE(NULL, t);
 	read_tables(_metadata, nl, t);
-	ASSERT_EQ(0, drack_layout(&g, orig->size, hosts, ring[0], ring[1], ring[2]));
+	ASSERT_EQ(0, drack_layout(&g, orig->size, hosts, ring[3], ring[0], ring[1], ring[2]));
 	read_nics(_metadata, &nics, &vq);
 	EXPECT_LT(0U, nics) TH_LOG("a fresh pool without a NIC table");
 	ASSERT_EQ(0, drack_layout_nics(&g, nics, vq));
@@ -533,7 +534,7 @@ TEST_F_TIMEOUT(genl, pool_format_idle, 120)
 	struct nl *nl = self->nl, *b;
 	const uint8_t C = DRACK_CMD_POOL_FORMAT;
 	struct drack_geometry g;
-	uint32_t ring[3], h, big = NONE;
+	uint32_t ring[4], h, big = NONE;
 	char msg[256];
 
 	PHASE("idle");
@@ -551,7 +552,7 @@ TEST_F_TIMEOUT(genl, pool_format_idle, 120)
 
 	/* geometry that does not fit: too many hosts, or regions > data */
 	for (h = 2; h <= DRACK_MAX_HOSTS && big == NONE; h++)
-		if (drack_layout(&g, t->size, h, ring[0], ring[1], ring[2]))
+		if (drack_layout(&g, t->size, h, ring[3], ring[0], ring[1], ring[2]))
 			big = h;
 	if (big != NONE)
 		REJECT(nl, C, 0, -EINVAL, A_POOL, F_HOSTS(big));
@@ -559,7 +560,7 @@ TEST_F_TIMEOUT(genl, pool_format_idle, 120)
 		TH_LOG("64 hosts fit a %llu-byte pool: no too-many-hosts case",
 		       (unsigned long long)t->size);
 	for (h = DRACK_MAX_HOSTS; h >= 2; h--)
-		if (!drack_layout(&g, t->size, h, ring[0], ring[1], ring[2]) &&
+		if (!drack_layout(&g, t->size, h, ring[3], ring[0], ring[1], ring[2]) &&
 		    g.section_count - g.meta_sections < 16)
 			break;
 	if (h >= 2)

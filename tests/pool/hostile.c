@@ -251,19 +251,23 @@ static unsigned long unread(const char *what)
 {
 	unsigned long left = 0;
 	uint64_t off;
-	uint32_t h;
+	uint32_t h, q;
 
 	for (h = 0; h < P.g.max_hosts; h++) {
 		if (!victim(h))
 			continue;
-		off = !strcmp(what, "refs") ?
-		      drack_ref_ring_off(&P.g, h, P.rogue) :
-		      !strcmp(what, "returns") ?
-		      drack_ret_ring_off(&P.g, h, P.rogue) :
-		      drack_grant_ring_off(&P.g, h);
-		struct ring r = ring_at(off, 1, 1);
+		for (q = 0; q < P.g.ref_queues; q++) {
+			off = !strcmp(what, "refs") ?
+			      drack_ref_ring_off(&P.g, h, P.rogue, q) :
+			      !strcmp(what, "returns") ?
+			      drack_ret_ring_off(&P.g, h, P.rogue) :
+			      drack_grant_ring_off(&P.g, h);
+			struct ring r = ring_at(off, 1, 1);
 
-		left += ld32(&r.hdr->prod) - ld32(&r.hdr->cons);
+			left += ld32(&r.hdr->prod) - ld32(&r.hdr->cons);
+			if (strcmp(what, "refs"))
+				break;	/* one ring of those per host */
+		}
 	}
 	return left;
 }
@@ -288,7 +292,7 @@ static unsigned long flood(const char *what)
 		if (!victim(h))
 			continue;
 		if (!strcmp(what, "refs")) {
-			r = ring_at(drack_ref_ring_off(&P.g, h, P.rogue),
+			r = ring_at(drack_ref_ring_off(&P.g, h, P.rogue, 0),
 				    P.g.ref_ring_entries, sizeof(struct drack_ref));
 			n += post(&r, per, fill_ref, h, &done, t0,
 				  t0 + (double)P.seconds * ++i / nv);
@@ -320,18 +324,22 @@ static unsigned long misbehave(bool consume)
 	unsigned long taken = 0;
 	double t0 = now();
 	struct ring r;
-	uint32_t h, p;
+	uint32_t h, p, q;
 
 	st32(&he->flags, DRACK_HOST_F_RUNNING);
 	while (now() - t0 < P.seconds) {
 		for (h = 0; consume && h < P.g.max_hosts; h++) {
 			if (h == P.rogue)
 				continue;
-			r = ring_at(drack_ref_ring_off(&P.g, P.rogue, h),
-				    P.g.ref_ring_entries, sizeof(struct drack_ref));
-			p = ld32(&r.hdr->prod);
-			taken += p - ld32(&r.hdr->cons);
-			st32(&r.hdr->cons, p);
+			for (q = 0; q < P.g.ref_queues; q++) {
+				r = ring_at(drack_ref_ring_off(&P.g, P.rogue,
+							       h, q),
+					    P.g.ref_ring_entries,
+					    sizeof(struct drack_ref));
+				p = ld32(&r.hdr->prod);
+				taken += p - ld32(&r.hdr->cons);
+				st32(&r.hdr->cons, p);
+			}
 		}
 		sleep_us(10000);
 	}
@@ -363,7 +371,7 @@ static unsigned long oversize(void)
 
 		if (!victim(h))
 			continue;
-		r = ring_at(drack_ref_ring_off(&P.g, h, P.rogue),
+		r = ring_at(drack_ref_ring_off(&P.g, h, P.rogue, 0),
 			    P.g.ref_ring_entries, sizeof(struct drack_ref));
 		for (unsigned long i = 0; i < P.count / 100; i++) {
 			uint32_t prod = ld32(&r.hdr->prod);
@@ -395,7 +403,7 @@ static unsigned long oversize(void)
 	for (h = 0; h < P.g.max_hosts; h++) {
 		if (!victim(h))
 			continue;
-		r = ring_at(drack_ref_ring_off(&P.g, h, P.rogue), 1, 1);
+		r = ring_at(drack_ref_ring_off(&P.g, h, P.rogue, 0), 1, 1);
 		left += ld32(&r.hdr->prod) - ld32(&r.hdr->cons);
 	}
 	printf("oversize_unread=%lu\n", left);
@@ -443,6 +451,7 @@ static int map_pool(const char *dev)
 	P.g.section_count = le32toh(sb.section_count);
 	P.g.meta_sections = le32toh(sb.meta_sections);
 	P.g.max_hosts = le32toh(sb.max_hosts);
+	P.g.ref_queues = le32toh(sb.version) >= 3 ? le32toh(sb.ref_queues) : 1;
 	P.g.ref_ring_entries = le32toh(sb.ref_ring_entries);
 	P.g.ret_ring_entries = le32toh(sb.ret_ring_entries);
 	P.g.grant_ring_entries = le32toh(sb.grant_ring_entries);

@@ -29,7 +29,7 @@ FIXTURE_SETUP(alloc)
 	pool->size = POOL_SIZE;
 	pool->base = calloc(1, POOL_SIZE);
 	ASSERT_NE(NULL, pool->base);
-	ASSERT_EQ(0, drack_format_pool(pool->base, POOL_SIZE, 0, 4, 1, 0));
+	ASSERT_EQ(0, drack_format_pool(pool->base, POOL_SIZE, 0, 4, 1, 4, 0));
 	ASSERT_EQ(0, drack_format_validate(pool->base, POOL_SIZE, &pool->geo,
 					   &pool->id, &pool->regions));
 	ASSERT_EQ(8U, pool->geo.section_count);
@@ -381,8 +381,8 @@ TEST(limit_8tb)
 	/* Every 2K Buffer of an 8 TB pool fits a u32 stack slot count. */
 	ASSERT_EQ(1ULL << 32, tb8 >> DRACK_CLASS_SHIFT(DRACK_CLASS_2K));
 	/* One Section more than 8 TB: refused before any allocation. */
-	ASSERT_EQ(0, drack_layout(&pool.geo, tb8 + DRACK_SECTION_SIZE, 2, 8,
-				  8, 8));
+	ASSERT_EQ(0, drack_layout(&pool.geo, tb8 + DRACK_SECTION_SIZE, 2, 1,
+				  8, 8, 8));
 	ASSERT_EQ(-EINVAL, drack_alloc_init(&a, &pool, 0));
 }
 

@@ -22,7 +22,7 @@ static int format_validate(void *base, u64 size, u32 hosts, u32 regions,
 			   u32 nics, struct drack_geometry *g, u32 *id,
 			   u32 *r)
 {
-	int err = drack_format_pool(base, size, 7, hosts, regions, nics);
+	int err = drack_format_pool(base, size, 7, hosts, regions, 4, nics);
 
 	return err ? err : drack_format_validate(base, size, g, id, r);
 }
@@ -35,7 +35,7 @@ TEST(formatted_pool_validates)
 	void *base = pool_alloc(POOL_SIZE);
 	u32 id, regions, s;
 
-	ASSERT_EQ(0, drack_format_pool(base, POOL_SIZE, 7, HOSTS, 2, 8));
+	ASSERT_EQ(0, drack_format_pool(base, POOL_SIZE, 7, HOSTS, 2, 4, 8));
 	sb = base;
 	ASSERT_EQ(DRACK_POOL_MAGIC, le64_to_cpu(sb->magic));
 	ASSERT_EQ((u32)DRACK_POOL_VERSION, le32_to_cpu(sb->version));
@@ -43,8 +43,9 @@ TEST(formatted_pool_validates)
 	ASSERT_EQ(7U, id);
 	ASSERT_EQ(2U, regions);
 	/* The geometry every other reader computes from the same numbers. */
-	ASSERT_EQ(0, drack_layout(&want, POOL_SIZE, HOSTS,
-				  DRACK_REF_RING_ENTRIES,
+	ASSERT_EQ(4U, le32_to_cpu(sb->ref_queues));
+	ASSERT_EQ(0, drack_layout(&want, POOL_SIZE, HOSTS, 4,
+				  DRACK_REF_RING_ENTRIES / 4,
 				  DRACK_RET_RING_ENTRIES,
 				  DRACK_GRANT_RING_ENTRIES));
 	ASSERT_EQ(0, drack_layout_nics(&want, 8, DRACK_VQ_RING_ENTRIES));
@@ -113,17 +114,65 @@ TEST(format_nics_fit)
 	free(base);
 }
 
+/*
+ * A pool of one ref_queue per pair is laid out as version 2 was: a
+ * version 2 superblock (no ref_queues field) validates with one queue,
+ * and ref_queue q of a pair follows q - 1 in a version 3 pool.
+ */
+TEST(ref_queues_layout)
+{
+	struct drack_superblock *sb;
+	struct drack_geometry g1, g4;
+	void *base = pool_alloc(POOL_SIZE);
+	u32 id, regions;
+
+	ASSERT_EQ(0, drack_format_pool(base, POOL_SIZE, 7, HOSTS, 1, 1, 0));
+	sb = base;
+	sb->version = cpu_to_le32(2);
+	sb->ref_queues = cpu_to_le32(0xdead);	/* not read before version 3 */
+	ASSERT_EQ(0, drack_format_validate(sb, POOL_SIZE, &g1, &id, &regions));
+	ASSERT_EQ(1U, g1.ref_queues);
+	ASSERT_EQ((u32)DRACK_REF_RING_ENTRIES, g1.ref_ring_entries);
+	ASSERT_EQ(drack_ref_ring_off(&g1, 1, 2, 0) +
+		  drack_ring_bytes(DRACK_REF_RING_ENTRIES,
+				   sizeof(struct drack_ref)),
+		  drack_ref_ring_off(&g1, 1, 3, 0));
+
+	memset(base, 0, POOL_SIZE);
+	ASSERT_EQ(0, drack_format_pool(base, POOL_SIZE, 7, HOSTS, 1, 4, 0));
+	ASSERT_EQ(0, drack_format_validate(sb, POOL_SIZE, &g4, &id, &regions));
+	ASSERT_EQ(4U, g4.ref_queues);
+	ASSERT_EQ((u32)DRACK_REF_RING_ENTRIES / 4, g4.ref_ring_entries);
+	ASSERT_EQ(drack_ref_ring_off(&g4, 1, 2, 3) +
+		  drack_ring_bytes(g4.ref_ring_entries,
+				   sizeof(struct drack_ref)),
+		  drack_ref_ring_off(&g4, 1, 3, 0));
+	/* The last ref_queue ends where the return rings start. */
+	ASSERT_EQ(drack_ref_ring_off(&g4, 1, HOSTS - 1, 3) +
+		  drack_ring_bytes(g4.ref_ring_entries,
+				   sizeof(struct drack_ref)),
+		  drack_ret_ring_off(&g4, 1, 0));
+	/* Queues share the entries of one: no more metadata than one. */
+	ASSERT_EQ(g1.meta_sections, g4.meta_sections);
+	free(base);
+}
+
 TEST(format_refuses)
 {
 	void *base = pool_alloc(POOL_SIZE);
 
-	ASSERT_EQ(-EINVAL, drack_format_pool(base, POOL_SIZE, 0, 1, 1, 0));
-	ASSERT_EQ(-EINVAL, drack_format_pool(base, POOL_SIZE, 0, 65, 1, 0));
-	ASSERT_EQ(-EINVAL, drack_format_pool(base, POOL_SIZE, 256, 2, 1, 0));
-	ASSERT_EQ(-EINVAL, drack_format_pool(base, POOL_SIZE, 0, 2, 0, 0));
-	ASSERT_EQ(-EINVAL, drack_format_pool(base, POOL_SIZE, 0, 2, 17, 0));
+	ASSERT_EQ(-EINVAL, drack_format_pool(base, POOL_SIZE, 0, 1, 1, 4, 0));
+	ASSERT_EQ(-EINVAL, drack_format_pool(base, POOL_SIZE, 0, 65, 1, 4, 0));
+	ASSERT_EQ(-EINVAL, drack_format_pool(base, POOL_SIZE, 256, 2, 1, 4, 0));
+	ASSERT_EQ(-EINVAL, drack_format_pool(base, POOL_SIZE, 0, 2, 0, 4, 0));
+	ASSERT_EQ(-EINVAL, drack_format_pool(base, POOL_SIZE, 0, 2, 17, 4, 0));
+	/* ref_queues: a power of two, 1 to DRACK_MAX_QUEUES. */
+	ASSERT_EQ(-EINVAL, drack_format_pool(base, POOL_SIZE, 0, 2, 1, 0, 0));
+	ASSERT_EQ(-EINVAL, drack_format_pool(base, POOL_SIZE, 0, 2, 1, 3, 0));
+	ASSERT_EQ(-EINVAL, drack_format_pool(base, POOL_SIZE, 0, 2, 1,
+					     DRACK_MAX_QUEUES * 2, 0));
 	/* More Regions than data Sections. */
-	ASSERT_EQ(-ENOSPC, drack_format_pool(base, POOL_SIZE, 0, 2, 8, 0));
+	ASSERT_EQ(-ENOSPC, drack_format_pool(base, POOL_SIZE, 0, 2, 8, 4, 0));
 	/* Nothing was written. */
 	ASSERT_EQ(0ULL, ((struct drack_superblock *)base)->magic);
 	free(base);
@@ -136,16 +185,16 @@ TEST(tiny_pools)
 	struct drack_geometry g;
 	u32 id, r;
 
-	ASSERT_EQ(-ENOSPC, drack_format_pool(base, 0, 0, 2, 1, 0));
+	ASSERT_EQ(-ENOSPC, drack_format_pool(base, 0, 0, 2, 1, 4, 0));
 	ASSERT_EQ(-ENOSPC, drack_format_pool(base, DRACK_SECTION_SIZE, 0, 2,
-					     1, 0));
+					     1, 4, 0));
 	ASSERT_EQ(-ENOSPC, drack_format_pool(base, DRACK_SECTION_SIZE * 2 - 1,
-					     0, 2, 1, 0));
+					     0, 2, 1, 4, 0));
 	/* 64 hosts' rings take more than 8 MB of metadata. */
-	ASSERT_EQ(-ENOSPC, drack_format_pool(base, 8 * MB, 0, 64, 1, 0));
+	ASSERT_EQ(-ENOSPC, drack_format_pool(base, 8 * MB, 0, 64, 1, 4, 0));
 	/* Below DRACK_MIN_POOL_SIZE: what format writes, validate takes. */
 	ASSERT_EQ(-ENOSPC, drack_format_pool(base, DRACK_MIN_POOL_SIZE -
-					     DRACK_SECTION_SIZE, 0, 2, 1, 0));
+					     DRACK_SECTION_SIZE, 0, 2, 1, 4, 0));
 	/* The smallest pool: formatted and valid. */
 	ASSERT_EQ(0, format_validate(base, DRACK_MIN_POOL_SIZE, 2, 1, 0, &g,
 				     &id, &r));
@@ -160,7 +209,7 @@ TEST(version1_adopted)
 	struct drack_geometry g;
 	u32 id, r;
 
-	ASSERT_EQ(0, drack_format_pool(base, POOL_SIZE, 3, HOSTS, 1, 0));
+	ASSERT_EQ(0, drack_format_pool(base, POOL_SIZE, 3, HOSTS, 1, 1, 0));
 	sb->version = cpu_to_le32(1);
 	/* Fields version 1 did not have mean nothing there. */
 	sb->max_nics = cpu_to_le32(5);
@@ -180,7 +229,7 @@ TEST(version1_adopted)
 	 */
 	base = pool_alloc(32 * MB);
 	sb = base;
-	ASSERT_EQ(0, drack_format_pool(base, 32 * MB, 3, 16, 1, 8));
+	ASSERT_EQ(0, drack_format_pool(base, 32 * MB, 3, 16, 1, 1, 8));
 	ASSERT_EQ(0, drack_format_validate(sb, 32 * MB, &g, &id, &r));
 	sb->version = cpu_to_le32(1);
 	ASSERT_EQ(-EINVAL, drack_format_validate(sb, 32 * MB, &g, &id, &r));
@@ -212,7 +261,7 @@ FIXTURE_SETUP(corrupt)
 
 	self->base = pool_alloc(CPOOL_SIZE);
 	self->sb = self->base;
-	ASSERT_EQ(0, drack_format_pool(self->base, CPOOL_SIZE, 1, 16, 2, 8));
+	ASSERT_EQ(0, drack_format_pool(self->base, CPOOL_SIZE, 1, 16, 2, 4, 8));
 	ASSERT_EQ(0, drack_format_validate(self->sb, CPOOL_SIZE, &self->g,
 					   &id, &r));
 	ASSERT_EQ(8U, self->g.max_nics);
@@ -279,6 +328,13 @@ CORRUPT(ref_ring_too_small, -EINVAL,
 	set32(sb->ref_ring_entries, DRACK_RING_MIN / 2));
 CORRUPT(ref_ring_zero, -EINVAL, set32(sb->ref_ring_entries, 0));
 CORRUPT(ref_ring_other, -EINVAL, set32(sb->ref_ring_entries, 128));
+CORRUPT(ref_queues_zero, -EINVAL, set32(sb->ref_queues, 0));
+CORRUPT(ref_queues_not_pow2, -EINVAL, set32(sb->ref_queues, 3));
+CORRUPT(ref_queues_over_limit, -EINVAL,
+	set32(sb->ref_queues, DRACK_MAX_QUEUES * 2));
+CORRUPT(ref_queues_other, -EINVAL, set32(sb->ref_queues, 2));
+/* Version 2 has one ref_queue per pair: this pool's layout is not one. */
+CORRUPT(version_2_with_queues, -EINVAL, set32(sb->version, 2));
 CORRUPT(ret_ring_not_pow2, -EINVAL, set32(sb->ret_ring_entries, 255));
 CORRUPT(ret_ring_too_big, -EINVAL, set32(sb->ret_ring_entries, 1U << 31));
 CORRUPT(grant_ring_not_pow2, -EINVAL, set32(sb->grant_ring_entries, 63));
