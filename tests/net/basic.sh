@@ -30,21 +30,27 @@ ethtool_driver() {
 ktap_check ethtool_driver ethtool_driver
 
 # What every NIC answers: rings (the pool's ref_queue size, fixed by its
-# format), one queue pair, software timestamps; changes it cannot make
-# are refused.
+# format), queue pairs, software timestamps; changes it cannot make are
+# refused.
 ethtool_queries() {
-	local g l t
+	local g l t want
 	g=$(in_ns h0 ethtool -g rack0) || { echo "ethtool -g failed"; return 1; }
 	l=$(in_ns h0 ethtool -l rack0) || { echo "ethtool -l failed"; return 1; }
 	t=$(in_ns h0 ethtool -T rack0) || { echo "ethtool -T failed"; return 1; }
 	awk '/^RX:/ { n++; if ($2 + 0 < 64) bad = 1 } END { exit !(n == 2 && !bad) }' <<<"$g" ||
 		{ echo "ethtool -g:"; echo "$g"; return 1; }
-	awk '/^Combined:/ { n++; if ($2 != 1) bad = 1 } END { exit !(n == 2 && !bad) }' <<<"$l" ||
-		{ echo "ethtool -l:"; echo "$l"; return 1; }
+	# Maximum: the pool's ref_queues per pair (4 by default); in use:
+	# one per online CPU up to that.
+	want=$(($(nproc) < 4 ? $(nproc) : 4))
+	awk -v want="$want" '/^Combined:/ { n++; v[n] = $2 }
+		END { exit !(n == 2 && v[1] == 4 && v[2] == want) }' <<<"$l" ||
+		{ echo "ethtool -l (want max 4, current $want):"; echo "$l"; return 1; }
 	grep -q "software-transmit" <<<"$t" || { echo "ethtool -T:"; echo "$t"; return 1; }
-	if in_ns h0 ethtool -L rack0 combined 2 2>/dev/null; then echo "ethtool -L combined 2 accepted"; return 1; fi
+	if in_ns h0 ethtool -L rack0 combined 5 2>/dev/null; then echo "ethtool -L combined 5 accepted"; return 1; fi
+	if in_ns h0 ethtool -L rack0 combined 0 2>/dev/null; then echo "ethtool -L combined 0 accepted"; return 1; fi
 	if in_ns h0 ethtool -G rack0 rx 64 2>/dev/null; then echo "ethtool -G rx 64 accepted"; return 1; fi
-	echo "rings $(awk '/^RX:/ { print $2; exit }' <<<"$g"), combined 1"
+	[[ $(in_ns h0 ethtool -l rack0) == "$l" ]] || { echo "a refused ethtool -L changed the channels"; return 1; }
+	echo "rings $(awk '/^RX:/ { print $2; exit }' <<<"$g"), combined $want of 4"
 }
 ktap_check ethtool_queries ethtool_queries && diag "$(tail -n 1 "$DRACK_LOGDIR/check.out")"
 

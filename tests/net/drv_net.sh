@@ -22,7 +22,7 @@
 # tests/kernel-selftests.sh, with h1 as the remote end).
 #
 # What breaks it: tx-frames not honoured or not bounded (coalesce_*),
-# queues not pointing at the NAPI or left pointing after stop
+# queues not pointing at their own NAPI or left pointing after stop
 # (queue_napi), qstats drifting from rtnl's counters (qstats_agree and the
 # kernel's stats.py).
 . "$(dirname "$0")/lib.sh"
@@ -110,20 +110,27 @@ fi
 IFX=$(in_ns h0 cat /sys/class/net/rack0/ifindex)
 
 queue_napi() {
-	local q n id
+	local q n id c
 	q=$(ynl netdev queue-get-dump "{\"ifindex\": $IFX}") || return 1
 	echo "queues: $q"
+	c=$(in_ns h0 ethtool -l rack0 | awk '/^Combined:/ { v = $2 } END { print v }')
 	id=$(python3 -c 'import json,sys
-q = json.loads(sys.argv[1])
+q, c = json.loads(sys.argv[1]), int(sys.argv[2])
 ids = {(e["type"], e["id"]): e.get("napi-id") for e in q}
-rx, tx = ids.get(("rx", 0)), ids.get(("tx", 0))
-assert len(q) == 2 and rx and rx == tx, "want rx 0 and tx 0 on one NAPI"
-print(rx)' "$q") || return 1
+assert len(q) == 2 * c, "want %d queues of each type" % c
+napis = []
+for i in range(c):
+    rx, tx = ids.get(("rx", i)), ids.get(("tx", i))
+    assert rx and rx == tx, "want rx %d and tx %d on one NAPI" % (i, i)
+    napis.append(rx)
+assert len(set(napis)) == c, "queue pairs sharing a NAPI: %s" % napis
+print(" ".join(map(str, napis)))' "$q" "$c") || return 1
 	n=$(ynl netdev napi-get-dump "{\"ifindex\": $IFX}") || return 1
 	echo "napis: $n"
 	python3 -c 'import json,sys
-assert int(sys.argv[2]) in [e["id"] for e in json.loads(sys.argv[1])]' "$n" "$id" ||
-		{ echo "napi $id not in napi-get"; return 1; }
+have = [e["id"] for e in json.loads(sys.argv[1])]
+assert all(int(i) in have for i in sys.argv[2].split())' "$n" "$id" ||
+		{ echo "napis $id not all in napi-get"; return 1; }
 	# Down: no queues to show, and the NAPI is not left behind them.
 	in_ns h0 ip link set rack0 down
 	q=$(ynl netdev queue-get-dump "{\"ifindex\": $IFX}")
