@@ -262,10 +262,18 @@ static inline struct napi_struct *drack_dev_napi(struct drack_dev *dd)
 	return &dd->rxq[0].napi;
 }
 
+/*
+ * Poll everything: every queue in use. A queue that stopped for a full
+ * return ring waits for this (the heartbeat), not for a doorbell.
+ */
 static inline void drack_dev_schedule_napi(struct drack_dev *dd)
 {
+	u32 i, n = READ_ONCE(dd->channels);
+
 	local_bh_disable();
-	napi_schedule(drack_dev_napi(dd));
+	/* A disabled NAPI (stopped, or past the channels) ignores this. */
+	for (i = 0; i < n; i++)
+		napi_schedule(&dd->rxq[i].napi);
 	local_bh_enable();
 }
 

@@ -1,0 +1,192 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# queues: several queue pairs per host (ethtool -l/-L). Two hosts, h0 and
+# h1, over one RAM pool formatted with 4 ref_queues per pair of hosts.
+#
+# Forced, not hoped for: XPS maps CPU 0 to one TX queue at a time and a
+# sender pinned to CPU 0 (taskset) must use exactly that queue, so its
+# frames must show up on that TX queue of the sender and on the RX queue
+# polling that ring at the receiver (ring q is polled by RX queue
+# q % channels). Channels changed while four TCP streams run both ways
+# must lose no frame: every frame one host sent the other is received
+# (per-peer counters equal once the link is quiet), whatever ring it was
+# posted on and whichever queue polls it now.
+#
+# What breaks it: TX queue q not posting on ring q, or a ring nobody
+# polls (xps_*, mixed_*), a ring left unpolled after the channels change
+# (resize_under_traffic: counters differ), NAPIs not started or stopped
+# with the channels (down_up, teardown, dmesg), refused counts changing
+# something (refused).
+. "$(dirname "$0")/lib.sh"
+
+ktap_plan 13
+drack_setup 2 || ktap_finish
+
+channels() { in_ns "$1" ethtool -l rack0 | awk '/^Combined:/ { v = $2 } END { print v }'; }
+set_channels() { in_ns "$1" ethtool -L rack0 combined "$2"; }
+
+# The sysfs queue directories follow the channels.
+queue_dirs() {
+	local ns=$1 n=$2 t r
+	t=$(in_ns "$ns" ls /sys/class/net/rack0/queues | grep -c '^tx-')
+	r=$(in_ns "$ns" ls /sys/class/net/rack0/queues | grep -c '^rx-')
+	echo "$ns: $t tx, $r rx queues in sysfs (channels $n)"
+	((t == n && r == n))
+}
+
+defaults() {
+	local want=$(($(nproc) < 4 ? $(nproc) : 4)) ns
+	for ns in h0 h1; do
+		[[ $(channels "$ns") == "$want" ]] || { echo "$ns: combined $(channels "$ns"), want $want"; return 1; }
+		queue_dirs "$ns" "$want" || return 1
+	done
+}
+ktap_check defaults defaults
+
+refused() {
+	local before bad
+	before=$(in_ns h0 ethtool -l rack0)
+	for bad in "combined 0" "combined 5" "rx 1" "tx 1" "other 1"; do
+		# shellcheck disable=SC2086
+		if in_ns h0 ethtool -L rack0 $bad 2>/dev/null; then
+			echo "ethtool -L rack0 $bad accepted"
+			return 1
+		fi
+	done
+	[[ $(in_ns h0 ethtool -l rack0) == "$before" ]] || { echo "a refused ethtool -L changed the channels"; return 1; }
+}
+ktap_check refused refused
+
+# xps_only NS Q: CPU 0 sends on TX queue Q and on no other.
+xps_only() {
+	local ns=$1 q=$2 i n
+	n=$(channels "$ns")
+	for ((i = 0; i < n; i++)); do
+		in_ns "$ns" sh -c "echo $((i == q ? 1 : 0)) > /sys/class/net/rack0/queues/tx-$i/xps_cpus" || return 1
+	done
+}
+
+# send_pinned NS DST COUNT: COUNT UDP datagrams from a process on CPU 0
+send_pinned() {
+	in_ns "$1" taskset -c 0 python3 - "$2" "$3" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(int(sys.argv[2])):
+    s.sendto(b"q" * 600, (sys.argv[1], 9))
+PY
+}
+
+# steer SRC DST DST_IP: for every TX queue q of SRC, 300 datagrams pinned
+# to it leave on q (and 30 at most on the others: ND, MLD) and arrive on
+# RX queue q % channels of DST.
+N=300
+steer() {
+	local src=$1 dst=$2 ip=$3 ns q i nsrc ndst tx rx
+	nsrc=$(channels "$src") ndst=$(channels "$dst")
+	for ((q = 0; q < nsrc; q++)); do
+		xps_only "$src" "$q" || return 1
+		snap s "$src"
+		snap s "$dst"
+		send_pinned "$src" "$ip" "$N" || return 1
+		wait_for 5 eval "(( \$(delta s $dst rx_queue_$((q % ndst))_packets) >= $N ))"
+		for ((i = 0; i < nsrc; i++)); do
+			tx=$(delta s "$src" "tx_queue_${i}_packets")
+			if ((i == q && tx < N)) || ((i != q && tx > 30)); then
+				echo "$src: XPS on TX queue $q: tx_queue_$i moved $tx"
+				return 1
+			fi
+		done
+		for ((i = 0; i < ndst; i++)); do
+			rx=$(delta s "$dst" "rx_queue_${i}_packets")
+			if ((i == q % ndst && rx < N)) || ((i != q % ndst && rx > 30)); then
+				echo "$dst ($ndst channels): ring $q from $src: rx_queue_$i moved $rx"
+				return 1
+			fi
+		done
+		echo "$src TX queue $q -> $dst RX queue $((q % ndst)): $N datagrams"
+	done
+	for ((i = 0; i < nsrc; i++)); do
+		in_ns "$src" sh -c "echo 0 > /sys/class/net/rack0/queues/tx-$i/xps_cpus"
+	done
+}
+
+ktap_check xps_4_to_4 eval 'set_channels h0 4 && set_channels h1 4 && steer h0 h1 198.18.0.2'
+# Fewer RX queues than the sender's rings: ring q is polled by q % channels.
+ktap_check mixed_4_to_1 eval 'set_channels h1 1 && steer h0 h1 198.18.0.2'
+ktap_check mixed_4_to_3 eval 'set_channels h1 3 && steer h0 h1 198.18.0.2'
+ktap_check mixed_2_to_4 eval 'set_channels h0 2 && set_channels h1 4 && steer h0 h1 198.18.0.2 && steer h1 h0 198.18.0.1'
+
+# Every frame h0 sent h1 was received, and back: per-peer counters agree.
+peers_agree_once() {
+	local a b c d
+	a=$(drack_stat h0 peer1_tx_packets) b=$(drack_stat h1 peer0_rx_packets)
+	c=$(drack_stat h1 peer0_tx_packets) d=$(drack_stat h0 peer1_rx_packets)
+	echo "h0->h1 $a sent, $b received; h1->h0 $c sent, $d received"
+	[[ -n $a && $a == "$b" && -n $c && $c == "$d" ]]
+}
+peers_agree() {
+	wait_for 10 peers_agree_once && { peers_agree_once; return 0; }
+	peers_agree_once
+	drack_dump_stats
+	return 1
+}
+
+# Four streams each way for 12 s while both hosts change their channels
+# every half second: rings change hands under traffic.
+resize_under_traffic() {
+	local end n=(1 4 2 3 4 1 3 2) i=0 res rc=0
+	iperf_server h0 5301 >/dev/null || return 1
+	iperf_server h1 5302 >/dev/null || return 1
+	bg iperf-up ip netns exec h1 timeout 60 iperf3 -c 198.18.0.1 -p 5301 -J -t 12 -P 4
+	local up=$BG_PID
+	bg iperf-down ip netns exec h0 timeout 60 iperf3 -c 198.18.0.2 -p 5302 -J -t 12 -P 4
+	local down=$BG_PID
+	end=$((SECONDS + 11))
+	while ((SECONDS < end)); do
+		set_channels h0 "${n[i % 8]}" || { echo "h0: ethtool -L ${n[i % 8]} failed"; rc=1; }
+		set_channels h1 "${n[(i + 3) % 8]}" || { echo "h1: ethtool -L failed"; rc=1; }
+		i=$((i + 1))
+		sleep 0.5
+	done
+	wait "$up" || rc=1
+	wait "$down" || rc=1
+	echo "$i channel changes on each host"
+	for f in iperf-up iperf-down; do
+		res=$(iperf_result "$DRACK_LOGDIR/$f.log" 1) || rc=1
+		echo "$f: $res"
+	done
+	((rc == 0)) || return 1
+	peers_agree
+}
+ktap_check resize_under_traffic resize_under_traffic
+
+# Set while down, taken up: the NAPIs of the new count run.
+down_up() {
+	ip -n h1 link set rack0 down || return 1
+	set_channels h1 3 || return 1
+	ip -n h1 link set rack0 up || return 1
+	queue_dirs h1 3 || return 1
+	wait_for 10 has_carrier h1 || return 1
+	wait_for 20 ping_once h1 198.18.0.1 || return 1
+	steer h0 h1 198.18.0.2
+}
+ktap_check down_up down_up
+
+# RPS on every RX queue: written, and traffic still flows.
+rps() {
+	local i n
+	n=$(channels h1)
+	for ((i = 0; i < n; i++)); do
+		in_ns h1 sh -c "echo 1 > /sys/class/net/rack0/queues/rx-$i/rps_cpus" || return 1
+	done
+	iperf_run h0 198.18.0.2 5302 "$DRACK_LOGDIR/rps.json" -t 3 -P 2 || return 1
+	iperf_result "$DRACK_LOGDIR/rps.json" 1 || return 1
+	for ((i = 0; i < n; i++)); do
+		in_ns h1 sh -c "echo 0 > /sys/class/net/rack0/queues/rx-$i/rps_cpus"
+	done
+	peers_agree
+}
+ktap_check rps rps
+
+drack_finish
