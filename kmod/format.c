@@ -47,7 +47,8 @@ int drack_format_pool(void *base, u64 size, u32 id, u32 max_hosts,
 				       DRACK_SECTION_META : DRACK_SECTION_FREE);
 	}
 
-	sb->version = cpu_to_le32(DRACK_POOL_VERSION);
+	/* One queue per pair is version 2's layout: older kernels adopt it. */
+	sb->version = cpu_to_le32(ref_queues > 1 ? DRACK_POOL_VERSION : 2);
 	sb->sb_size = cpu_to_le32(sizeof(*sb));
 	sb->pool_size = cpu_to_le64(g.pool_size);
 	sb->section_shift = cpu_to_le32(DRACK_SECTION_SHIFT);

@@ -4,6 +4,7 @@
  * itself is in format.c, the FM commands in pool_fm.c), events and the
  * poller that drives every local host.
  */
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <net/rtnetlink.h>
@@ -27,6 +28,12 @@ MODULE_PARM_DESC(ref_queues,
 int drack_pool_format(void *base, u64 size, u32 id, u32 max_hosts,
 		      u32 regions)
 {
+	if (!is_power_of_2(drack_ref_queues) ||
+	    drack_ref_queues > DRACK_MAX_QUEUES) {
+		pr_err("drack: ref_queues=%u: must be 1, 2, 4 or 8\n",
+		       drack_ref_queues);
+		return -EINVAL;
+	}
 	return drack_format_pool(base, size, id, max_hosts, regions,
 				 drack_ref_queues, drack_max_nics);
 }

@@ -20,7 +20,22 @@
 # something (refused).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 13
+ktap_plan 14
+
+# A ref_queues the format cannot have: the module refuses to load, says
+# why, and leaves nothing behind.
+bad_param() {
+	local out
+	if out=$(drack_load ref_queues=3 2>&1); then
+		echo "loaded with ref_queues=3"
+		return 1
+	fi
+	drack_loaded && { echo "a drack module is loaded after the refusal"; return 1; }
+	DRACK_LOADED=0
+	dmesg | tail -n 20 | grep -q 'ref_queues=3: must be 1, 2, 4 or 8' ||
+		{ echo "no reason in the kernel log: $out"; return 1; }
+}
+ktap_check bad_param bad_param
 drack_setup 2 || ktap_finish
 
 channels() { in_ns "$1" ethtool -l rack0 | awk '/^Combined:/ { v = $2 } END { print v }'; }
@@ -159,7 +174,7 @@ resize_under_traffic() {
 	((rc == 0)) || return 1
 	peers_agree
 }
-ktap_check resize_under_traffic resize_under_traffic
+ktap_check resize_under_traffic resize_under_traffic && diag "$(tail -n 4 "$DRACK_LOGDIR/check.out" | tr "\n" ";")"
 
 # Set while down, taken up: the NAPIs of the new count run.
 down_up() {
