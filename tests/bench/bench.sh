@@ -10,7 +10,8 @@
 # value (rx-copybreak 65536). Prints a table and one
 # "BENCH metric=... path=... value=... unit=..." line per measurement.
 # Env: DRACK_BENCH_SECS (10) the length of every run, DRACK_BENCH_REPS (3)
-# how many runs of each (paths alternating; medians reported).
+# how many runs of each (paths alternating; medians reported),
+# DRACK_BENCH_INSMOD module parameters (ref_queues=1: one queue pair).
 #
 # bench.sh stages: where one frame's cost goes on rack0: one iperf3
 # stream over the ram pool, sampled by perf (cpu-clock, call graphs,
@@ -22,7 +23,8 @@ cd "$(dirname "$0")/../.."
 
 case ${1:-} in
 "") guest=guest-bench.sh name=drack-bench
-    env="DRACK_BENCH_SECS=${DRACK_BENCH_SECS:-10} DRACK_BENCH_REPS=${DRACK_BENCH_REPS:-3}" ;;
+    env="DRACK_BENCH_SECS=${DRACK_BENCH_SECS:-10} DRACK_BENCH_REPS=${DRACK_BENCH_REPS:-3}"
+    env+=" DRACK_BENCH_INSMOD='${DRACK_BENCH_INSMOD:-}'" ;;
 stages) guest=guest-stages.sh name=drack-stages env="DRACK_BENCH_SECS=${DRACK_BENCH_SECS:-8}" ;;
 *) echo "usage: $0 [stages]" >&2; exit 2 ;;
 esac

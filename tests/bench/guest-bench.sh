@@ -15,7 +15,8 @@ REPS=${DRACK_BENCH_REPS:-3}
 D=$DRACK_LOGDIR
 
 setup() {
-	drack_load && drack_start_fmd && drack_hosts 2 || return 1
+	# shellcheck disable=SC2086 # DRACK_BENCH_INSMOD: words, e.g. "ref_queues=1"
+	drack_load ${DRACK_BENCH_INSMOD:-} && drack_start_fmd && drack_hosts 2 || return 1
 	drack_netns_add v0 && drack_netns_add v1 || return 1
 	ip link add veth0 netns v0 type veth peer name veth1 netns v1 || return 1
 	ip -n v0 addr add 198.18.0.101/24 dev veth0 && ip -n v0 link set veth0 up &&
