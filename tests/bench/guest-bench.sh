@@ -58,6 +58,36 @@ tcp() {
 	drack_kill_bg
 }
 
+# tcp_procs NS SERVER_NS DST PATH: one single-stream iperf3 client per
+# CPU, each pinned to its CPU (iperf3 3.12 sends all its streams from one
+# thread): the case several queue pairs are for (one TX lock and one
+# NAPI each); the sum of what the servers received.
+tcp_procs() {
+	local cpus i out pids=() sum=0 v
+	cpus=$(nproc)
+	for ((i = 0; i < cpus; i++)); do iperf_server "$2" $((5211 + i)) >/dev/null || true; done
+	for ((i = 0; i < cpus; i++)); do
+		out=$D/procs-$4-$i.json
+		in_ns "$1" taskset -c "$i" timeout $((SECS + 60)) iperf3 -c "$3" -p $((5211 + i)) -J -t "$SECS" >"$out" 2>"$out.err" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || true; done
+	for ((i = 0; i < cpus; i++)); do
+		out=$D/procs-$4-$i.json
+		v=$(python3 -c 'import json,sys; print("%.3f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e9))' "$out" 2>/dev/null) ||
+			{ echo "# $4 tcp_procs $i failed: $(tail -c 300 "$out")"; sum=nan; break; }
+		sum=$(python3 -c 'import sys; print("%.3f" % (float(sys.argv[1]) + float(sys.argv[2])))' "$sum" "$v")
+	done
+	record tcp_procs "$4" "$sum" Gbit/s
+	drack_kill_bg
+}
+
+# channels N: queue pairs of rack0 on both hosts
+channels() {
+	local ns
+	for ns in h0 h1; do in_ns "$ns" ethtool -L rack0 combined "$1"; done
+}
+
 # pp NS SERVER_NS DST PATH
 pp() {
 	local out=$D/pp-$4.log v
@@ -82,7 +112,9 @@ rx_counts() {
 }
 
 echo "# guest $(uname -r), $(nproc) vCPUs, ${SECS} s per run, median of $REPS runs"
+CHANNELS=$(in_ns h0 ethtool -l rack0 | awk '/^Combined:/ { v = $2 } END { print v }')
 echo "# rack0-copy: rack0 with rx-copybreak 65536 (receive by value)"
+echo "# rack0: $CHANNELS queue pairs; rack0-1q: one (ethtool -L rack0 combined 1)"
 for ((rep = 1; rep <= REPS; rep++)); do
 	for streams in 1 4; do
 		tcp h1 h0 198.18.0.1 "tcp_${streams}stream" rack0 "$streams"
@@ -93,14 +125,19 @@ for ((rep = 1; rep <= REPS; rep++)); do
 	done
 	pp h1 h0 198.18.0.1 rack0
 	pp v1 v0 198.18.0.101 veth
+	tcp_procs h1 h0 198.18.0.1 rack0
+	channels 1
+	tcp_procs h1 h0 198.18.0.1 rack0-1q
+	channels "$CHANNELS"
+	tcp_procs v1 v0 198.18.0.101 veth
 done
 emit_all
 
 ratio() { python3 -c 'import sys; a, b = sys.argv[1:]; print("%.2f" % (float(a) / float(b)) if float(b) else "nan")' "$1" "$2" 2>/dev/null || echo nan; }
 table=() ratios=()
-for m in tcp_1stream tcp_4stream tcp_pingpong_64b_latency; do
+for m in tcp_1stream tcp_4stream tcp_procs tcp_pingpong_64b_latency; do
 	unit=Gbit/s; [[ $m == *latency ]] && unit=us
-	r=${VAL[$m.rack0]:-nan} c=${VAL[$m.rack0-copy]:--} v=${VAL[$m.veth]:-nan}
+	r=${VAL[$m.rack0]:-nan} c=${VAL[$m.rack0-copy]:-${VAL[$m.rack0-1q]:--}} v=${VAL[$m.veth]:-nan}
 	rv=$(ratio "$r" "$v")
 	cv=-; [[ $c == - ]] || cv=$(ratio "$c" "$v")
 	table+=("$(printf '%-30s %10s %10s %10s %11s %11s' "$m ($unit)" "$r" "$c" "$v" "$rv" "$cv")")
@@ -113,6 +150,7 @@ printf '%s\n' "${table[@]}"
 echo
 echo "h0 (receives the streams) over the whole run: $(rx_counts)"
 echo "Copies per frame: rack0 1 (transmit), rack0-copy 2 (transmit and receive)."
+echo "tcp_procs: one pinned iperf3 client per CPU; its rack0-copy column is rack0-1q (one queue pair)."
 echo
 echo "Medians of $REPS runs. Throughput: iperf3 TCP, ${SECS} s, higher is better. Latency: sockperf ping-pong"
 echo "TCP 64 B, avg one-way latency (RTT/2) in us, lower is better. TCG guest:"
