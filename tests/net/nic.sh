@@ -195,7 +195,7 @@ m = mmap.mmap(fd, pool_size)
 max_nics, = struct.unpack_from("<I", sb, 100)
 nic_area_off, nic_area_size = struct.unpack_from("<QQ", sb, 112)
 E, = struct.unpack_from("<I", sb, 128)
-assert version == 2 and max_nics > nic, (version, max_nics)
+assert version in (2, 3) and max_nics > nic, (version, max_nics)
 rb = lambda e, es: (128 + e * es + 63) & ~63
 blk = nic_area_off + nic * nic_area_size + host * (64 + rb(E, 32) + rb(E, 8) + rb(E, 32))
 ring = blk + 64 if which == "tx" else blk + 64 + rb(E, 32) + rb(E, 8)
