@@ -280,12 +280,16 @@ static void drack_dev_fence_work(struct work_struct *work)
 
 	mutex_lock(&pool->lock);
 	if (drack_host_claim(pool, dd->host)) {
-		/* Our side of every ring moves: keep xmit and NAPI out. */
-		netif_tx_lock_bh(ndev);
+		/*
+		 * Our side of every ring moves: keep NAPI and xmit out.
+		 * rx_lock first: a NAPI redirecting into rack0 takes a TX
+		 * queue lock under it.
+		 */
 		spin_lock_bh(&dd->rx_lock);
+		netif_tx_lock(ndev);
 		drack_dev_reset_entry(dd, true);
+		netif_tx_unlock(ndev);
 		spin_unlock_bh(&dd->rx_lock);
-		netif_tx_unlock_bh(ndev);
 		rejoined = true;
 	}
 	mutex_unlock(&pool->lock);

@@ -40,6 +40,9 @@ void drack_queues_init(struct drack_dev *dd)
 	dd->max_channels = min_t(u32, dd->pool->geo.ref_queues,
 				 DRACK_MAX_QUEUES);
 	dd->channels = clamp_t(u32, num_online_cpus(), 1, dd->max_channels);
+	/* ethtool -C tx-frames is at most a ring (32 entries at 8 queues). */
+	dd->tx_max_frames = min(dd->tx_max_frames,
+				dd->pool->geo.ref_ring_entries);
 	for (i = 0; i < DRACK_MAX_QUEUES; i++) {
 		struct drack_rxq *rq = &dd->rxq[i];
 
@@ -146,6 +149,21 @@ int drack_queues_set_channels(struct drack_dev *dd, u32 n,
 		for (i = old; i < n; i++)
 			drack_queue_start(dd, i);
 	WRITE_ONCE(dd->channels, n);
+	/*
+	 * TX queues past the count are never picked again: forget what
+	 * stopped them, or a later grow would find an old block and call
+	 * its peer stalled.
+	 */
+	for (i = n; i < old; i++) {
+		struct netdev_queue *txq = netdev_get_tx_queue(ndev, i);
+
+		__netif_tx_lock_bh(txq);
+		dd->txq[i].blocked_peer = DRACK_NO_BLOCK;
+		dd->txq[i].blocked_class = DRACK_NO_BLOCK;
+		if (running)
+			netif_tx_wake_queue(txq);
+		__netif_tx_unlock_bh(txq);
+	}
 	if (running) {
 		for (i = n; i < old; i++)
 			drack_queue_stop(dd, i);
@@ -187,9 +205,10 @@ static void drack_qstats_tx(struct net_device *ndev, int idx,
 }
 
 /*
- * What no live queue shows: queues since gone, frames counted outside
- * any queue (XDP_TX, redirects in, broadcast copies are one frame), and
- * the stop, wake and allocation counters, kept per device.
+ * What no live queue shows: the packets and bytes of queues since taken
+ * away by ethtool -L, and the stop, wake and allocation counters, kept
+ * per device. (What rtnl does not count, XDP_TX or each broadcast copy,
+ * no queue counts either.)
  */
 static void drack_qstats_base(struct net_device *ndev,
 			      struct netdev_queue_stats_rx *rx,

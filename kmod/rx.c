@@ -74,6 +74,7 @@ static bool drack_rx_deliver(struct drack_rxq *rq, struct drack_peer *p,
 	drack_stat_add(&dd->stats, DRACK_S_RX_BYTES, len);
 	drack_peer_count(&p->rx, len);
 	drack_qstats_add(&rq->stats, len);
+	skb_record_rx_queue(skb, rq->index);
 	/* Up the stack once rx_lock is dropped: queues run it in parallel. */
 	__skb_queue_tail(&rq->deliver, skb);
 	return held;
@@ -261,14 +262,21 @@ static bool drack_rx_want_returns(struct drack_dev *dd)
  * that stops draining cannot keep us spinning. Queue 0 also asks for
  * returns when something waits for them.
  */
-static bool drack_rx_arm(struct drack_rxq *rq, u32 channels)
+static bool drack_rx_arm(struct drack_rxq *rq)
 {
 	struct drack_dev *dd = rq->dd;
+	u32 channels = READ_ONCE(dd->channels), peer, q;
 	struct drack_peer *p;
 	bool pending = false;
-	u32 peer, q;
 	u64 m;
 
+	/*
+	 * Arm only the rings this queue owns now: during a change of
+	 * channels a ring's old poller could write an older event index
+	 * over its new one's and silence its doorbells.
+	 */
+	if (rq->index >= channels)
+		return false;
 	drack_for_each_peer(dd, peer, m) {
 		p = &dd->peers[peer];
 		if (drack_peer_quiet(p))
@@ -344,14 +352,14 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 	rq->rx_next = (rq->rx_next + 1) % dd->nhosts;
 	spin_unlock(&dd->rx_lock);
 	drack_rx_up(rq);
-	/* XDP_TX takes the tx lock, which is taken before rx_lock. */
+	/* XDP_TX frames are posted under a TX lock, rx_lock dropped. */
 	if (prog)
 		drack_xdp_poll_end(rq);
 	rcu_read_unlock();
 
 	drack_tx_maybe_wake(dd);
 	if (done < budget && napi_complete_done(napi, done)) {
-		if (drack_rx_arm(rq, channels))
+		if (drack_rx_arm(rq))
 			napi_schedule(napi);
 		/*
 		 * Nothing tells us when the stack lets go of a page: look,

@@ -302,12 +302,15 @@ bool drack_tx_check_stall(struct drack_dev *dd, int *changed)
 		    !netif_tx_queue_stopped(netdev_get_tx_queue(ndev, q)) ||
 		    !time_after(jiffies, tq->blocked_since + timeout))
 			continue;
-		WRITE_ONCE(dd->peers[p].stalled, true);
 		tq->blocked_peer = DRACK_NO_BLOCK;
 		if (tq->blocked_class == DRACK_NO_BLOCK) {
 			drack_stat_inc(&dd->stats, DRACK_S_TX_WAKES);
 			netif_tx_wake_queue(netdev_get_tx_queue(ndev, q));
 		}
+		/* Blocking another queue too: stalled once, reported once. */
+		if (dd->peers[p].stalled)
+			continue;
+		WRITE_ONCE(dd->peers[p].stalled, true);
 		*changed = p;
 		stalled = true;
 		goto out;
@@ -354,6 +357,11 @@ void drack_tx_maybe_wake(struct drack_dev *dd)
 		tq = &dd->txq[q];
 		wake = true;
 		__netif_tx_lock(txq, smp_processor_id());
+		/* Another queue's NAPI may have woken it meanwhile. */
+		if (!netif_tx_queue_stopped(txq)) {
+			__netif_tx_unlock(txq);
+			continue;
+		}
 		p = tq->blocked_peer;
 		c = tq->blocked_class;
 		if (p >= 0 && drack_host_reachable(dd->pool, p) &&

@@ -84,7 +84,7 @@ struct drack_superblock {
 	__le64 nic_area_off;
 	__le64 nic_area_size;		/* bytes per NIC */
 	__le32 vq_ring_entries;		/* power of two */
-	__le32 ref_queues;		/* per pair, version 3; 0 reads as 1 */
+	__le32 ref_queues;		/* per pair, version 3; read as 1 before */
 	__le64 reserved;
 };
 
