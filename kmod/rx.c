@@ -88,40 +88,40 @@ static int drack_rx_ret_space(struct drack_peer *p)
 	return space < 0 ? drack_ring_space(&p->ret_out) : space;
 }
 
+/* What one poll of a peer's rings shares: room to hand Buffers back. */
+struct drack_rx_peer_poll {
+	bool alive, blocked;
+	int space;
+	u32 nbad;
+};
+
 /*
- * Consume up to @budget references from @peer's ref_queue @q; deliver
- * them through @rq when it is set (through @prog if one is attached),
- * else drop them. Returns how many were consumed. rx_lock held.
+ * Consume up to @budget references from ring @r of @p; deliver them
+ * through @rq when it is set (through @prog if one is attached), else
+ * drop them. Returns how many were consumed. rx_lock held.
  */
 static int drack_rx_ring(struct drack_dev *dd, struct drack_rxq *rq,
-			 u32 peer, u32 q, int budget, struct bpf_prog *prog)
+			 struct drack_peer *p, struct drack_ring *r,
+			 struct drack_rx_peer_poll *pp, int budget,
+			 struct bpf_prog *prog)
 {
-	struct drack_peer *p = &dd->peers[peer];
-	struct drack_ring *r = &p->ref_in[q];
-	bool deliver = rq, alive, valid, held, blocked = false;
+	bool deliver = rq, valid, held;
 	struct drack_ref ref;
-	int n, space, done = 0;
-	u32 size, nbad = 0;
-
-	if (drack_peer_quiet(p))
-		return 0;
-	alive = drack_peer_alive(p);
-	space = alive ? drack_rx_ret_space(p) : 0;
-	/* Buffers the stack let go of first: they free the ring's room too. */
-	drack_rxref_reclaim(dd, p, alive, &space);
+	int n, done = 0;
+	u32 size;
 
 	n = drack_ring_avail(r);
 	if (n < 0) {
 		drack_stat_inc(&dd->stats, DRACK_S_RX_BAD_RING);
 		drack_peer_count_bad(&p->rx);
-		nbad = DRACK_PEER_BAD_BURST;
-		n = 0;
+		pp->nbad += DRACK_PEER_BAD_BURST;
+		return 0;
 	}
 
 	for (; done < n && done < budget; done++) {
 		/* Never take a reference we could not hand back. */
-		if (alive && space <= 0) {
-			blocked = true;
+		if (pp->alive && pp->space <= 0) {
+			pp->blocked = true;
 			break;
 		}
 		/* One copy out of shared memory: validate what we use. */
@@ -129,13 +129,13 @@ static int drack_rx_ring(struct drack_dev *dd, struct drack_rxq *rq,
 		valid = drack_peer_ref_valid(p, &ref, &size);
 		if (valid)
 			trace_drack_receive(dd->ndev, dd->pool->id, dd->host,
-					    peer, le32_to_cpu(ref.len),
+					    p->id, le32_to_cpu(ref.len),
 					    le64_to_cpu(ref.off), !deliver);
 		held = false;
 		if (!valid) {
 			drack_stat_inc(&dd->stats, DRACK_S_RX_BAD_DESC);
 			drack_peer_count_bad(&p->rx);
-			nbad++;
+			pp->nbad++;
 		} else if (deliver && prog) {
 			/* A copy is judged: the Buffer goes back at once. */
 			drack_stat_inc(&dd->stats, DRACK_S_RX_REFS);
@@ -144,23 +144,51 @@ static int drack_rx_ring(struct drack_dev *dd, struct drack_rxq *rq,
 			drack_stat_inc(&dd->stats, DRACK_S_RX_REFS);
 			/* Held only if it can be handed back later. */
 			held = drack_rx_deliver(rq, p, &ref,
-						alive && !READ_ONCE(dd->hoarding) ?
+						pp->alive &&
+						!READ_ONCE(dd->hoarding) ?
 						size : 0);
 		} else {
 			drack_stat_inc(&dd->stats, DRACK_S_RX_DROPPED);
 		}
 		/* Fault injection: a peer that never hands Buffers back. */
-		if (held || !size || !alive || READ_ONCE(dd->hoarding))
+		if (held || !size || !pp->alive || READ_ONCE(dd->hoarding))
 			continue;
 		drack_peer_return(p, ref.off);
-		space--;
+		pp->space--;
 	}
 	if (done)
 		drack_ring_consume(r, done);
-	if (drack_peer_judge(p, nbad, max_t(u32, done, nbad)))
+	return done;
+}
+
+/*
+ * Poll @peer's rings @q, @q + @step, ... within @budget (see
+ * drack_rx_ring()). What concerns the peer, not one ring, is done once:
+ * taking back what the stack let go of, judging its garbage, flushing
+ * its return ring. Returns how many references were consumed.
+ */
+static int drack_rx_peer(struct drack_dev *dd, struct drack_rxq *rq,
+			 u32 peer, u32 q, u32 step, int budget,
+			 struct bpf_prog *prog)
+{
+	struct drack_peer *p = &dd->peers[peer];
+	struct drack_rx_peer_poll pp = {};
+	int done = 0;
+
+	if (drack_peer_quiet(p))
+		return 0;
+	pp.alive = drack_peer_alive(p);
+	pp.space = pp.alive ? drack_rx_ret_space(p) : 0;
+	/* Buffers the stack let go of first: they free the ring's room too. */
+	drack_rxref_reclaim(dd, p, pp.alive, &pp.space);
+
+	for (; q < p->nq && done < budget && !pp.blocked; q += step)
+		done += drack_rx_ring(dd, rq, p, &p->ref_in[q], &pp,
+				      budget - done, prog);
+	if (drack_peer_judge(p, pp.nbad, max_t(u32, done, pp.nbad)))
 		drack_stat_inc(&dd->stats, DRACK_S_RX_PEER_BACKOFFS);
 	/* The owner takes returns back lazily: wake it when we are stuck. */
-	if (drack_ring_flush(&p->ret_out) || blocked) {
+	if (drack_ring_flush(&p->ret_out) || pp.blocked) {
 		drack_stat_inc(&dd->stats, DRACK_S_RET_DOORBELLS);
 		drack_pool_kick(dd->pool, peer);
 	}
@@ -205,12 +233,11 @@ void drack_rx_drain_returns(struct drack_dev *dd)
 /* Interface down or leaving: hand back whatever peers queued to us. */
 void drack_rx_drop_all(struct drack_dev *dd)
 {
-	u32 peer, q;
+	u32 peer;
 	u64 m;
 
 	drack_for_each_peer(dd, peer, m)
-		for (q = 0; q < dd->peers[peer].nq; q++)
-			drack_rx_ring(dd, NULL, peer, q, INT_MAX, NULL);
+		drack_rx_peer(dd, NULL, peer, 0, 1, INT_MAX, NULL);
 }
 
 /* Do we still hold references to Buffers of live owners? */
@@ -309,7 +336,7 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 	struct drack_rxq *rq = container_of(napi, struct drack_rxq, napi);
 	struct drack_dev *dd = rq->dd;
 	u64 peers = READ_ONCE(dd->present), before, m;
-	u32 channels = READ_ONCE(dd->channels) ?: 1, peer, q;
+	u32 channels = READ_ONCE(dd->channels) ?: 1;
 	bool first = !rq->index;
 	struct bpf_prog *prog;
 	int done = 0, i;
@@ -342,13 +369,9 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 	spin_lock(&dd->rx_lock);
 	for (i = 0; i < 2; i++)
 		for (m = i ? before : peers & ~before; m && done < budget;
-		     m &= m - 1) {
-			peer = __ffs64(m);
-			for (q = rq->index; q < dd->peers[peer].nq &&
-			     done < budget; q += channels)
-				done += drack_rx_ring(dd, rq, peer, q,
-						      budget - done, prog);
-		}
+		     m &= m - 1)
+			done += drack_rx_peer(dd, rq, __ffs64(m), rq->index,
+					      channels, budget - done, prog);
 	rq->rx_next = (rq->rx_next + 1) % dd->nhosts;
 	spin_unlock(&dd->rx_lock);
 	drack_rx_up(rq);
