@@ -33,12 +33,6 @@ struct drack_xdp {
 	struct xdp_rxq_info rxq;
 };
 
-/* A queue's packets and bytes, for qstats and ethtool -S; one writer. */
-struct drack_qstats {
-	u64_stats_t packets, bytes;
-	struct u64_stats_sync syncp;
-};
-
 /*
  * TX queue q: posts on ref_out[q] of every peer. Under the lock of the
  * netdev's TX queue q.
@@ -49,7 +43,7 @@ struct drack_txq {
 	int blocked_peer;			/* ref_queue that stopped it */
 	int blocked_class;			/* Buffer class that stopped it */
 	unsigned long blocked_since;		/* jiffies, blocked_peer's stop */
-	struct drack_qstats stats;
+	struct drack_peer_stats stats;	/* packets, bytes; one writer */
 };
 
 /*
@@ -68,7 +62,7 @@ struct drack_rxq {
 	bool redirected;			/* xdp_do_flush() owed */
 	u32 ntx;
 	struct drack_xdp_tx tx[NAPI_POLL_WEIGHT];
-	struct drack_qstats stats;
+	struct drack_peer_stats stats;	/* packets, bytes; one writer */
 };
 
 struct drack_dev {
@@ -216,9 +210,6 @@ int drack_queues_set_channels(struct drack_dev *dd, u32 n,
 			      struct netlink_ext_ack *extack);	/* RTNL */
 /* Schedule queue 0, and every other queue whose rings hold entries. */
 void drack_queues_kick(struct drack_dev *dd);
-void drack_qstats_add(struct drack_qstats *s, u32 len);
-void drack_qstats_read(const struct drack_qstats *s, u64 *packets,
-		       u64 *bytes);
 
 /*
  * tx.c, for XDP (TX queue @q's lock held): post a linear frame to @peer,

@@ -112,8 +112,8 @@ static void drack_get_ethtool_stats(struct net_device *ndev,
 		*data++ = bad;
 	}
 	for (i = 0; i < dd->max_channels; i++) {
-		drack_qstats_read(&dd->txq[i].stats, &txp, &txb);
-		drack_qstats_read(&dd->rxq[i].stats, &rxp, &rxb);
+		drack_peer_stats_read(&dd->txq[i].stats, &txp, &txb, &bad);
+		drack_peer_stats_read(&dd->rxq[i].stats, &rxp, &rxb, &bad);
 		*data++ = txp;
 		*data++ = txb;
 		*data++ = rxp;

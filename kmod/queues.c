@@ -10,25 +10,6 @@
  */
 #include "device.h"
 
-void drack_qstats_add(struct drack_qstats *s, u32 len)
-{
-	u64_stats_update_begin(&s->syncp);
-	u64_stats_inc(&s->packets);
-	u64_stats_add(&s->bytes, len);
-	u64_stats_update_end(&s->syncp);
-}
-
-void drack_qstats_read(const struct drack_qstats *s, u64 *packets, u64 *bytes)
-{
-	unsigned int start;
-
-	do {
-		start = u64_stats_fetch_begin(&s->syncp);
-		*packets = u64_stats_read(&s->packets);
-		*bytes = u64_stats_read(&s->bytes);
-	} while (u64_stats_fetch_retry(&s->syncp, start));
-}
-
 static void drack_queue_set_napi(struct drack_dev *dd, u32 i, bool on);
 
 /* Newlink, the pool known: every NAPI added, channels as online CPUs. */
@@ -192,16 +173,20 @@ static void drack_qstats_rx(struct net_device *ndev, int idx,
 			    struct netdev_queue_stats_rx *rx)
 {
 	struct drack_dev *dd = netdev_priv(ndev);
+	u64 bad;
 
-	drack_qstats_read(&dd->rxq[idx].stats, &rx->packets, &rx->bytes);
+	drack_peer_stats_read(&dd->rxq[idx].stats, &rx->packets, &rx->bytes,
+			      &bad);
 }
 
 static void drack_qstats_tx(struct net_device *ndev, int idx,
 			    struct netdev_queue_stats_tx *tx)
 {
 	struct drack_dev *dd = netdev_priv(ndev);
+	u64 bad;
 
-	drack_qstats_read(&dd->txq[idx].stats, &tx->packets, &tx->bytes);
+	drack_peer_stats_read(&dd->txq[idx].stats, &tx->packets, &tx->bytes,
+			      &bad);
 }
 
 /*
@@ -215,7 +200,7 @@ static void drack_qstats_base(struct net_device *ndev,
 			      struct netdev_queue_stats_tx *tx)
 {
 	struct drack_dev *dd = netdev_priv(ndev);
-	u64 v[DRACK_S_NR], p, b;
+	u64 v[DRACK_S_NR], p, b, bad;
 	u32 i;
 
 	drack_stats_fold(&dd->stats, v);
@@ -224,12 +209,12 @@ static void drack_qstats_base(struct net_device *ndev,
 	tx->packets = v[DRACK_S_TX_PACKETS];
 	tx->bytes = v[DRACK_S_TX_BYTES];
 	for (i = 0; i < ndev->real_num_rx_queues; i++) {
-		drack_qstats_read(&dd->rxq[i].stats, &p, &b);
+		drack_peer_stats_read(&dd->rxq[i].stats, &p, &b, &bad);
 		rx->packets -= min(p, rx->packets);
 		rx->bytes -= min(b, rx->bytes);
 	}
 	for (i = 0; i < ndev->real_num_tx_queues; i++) {
-		drack_qstats_read(&dd->txq[i].stats, &p, &b);
+		drack_peer_stats_read(&dd->txq[i].stats, &p, &b, &bad);
 		tx->packets -= min(p, tx->packets);
 		tx->bytes -= min(b, tx->bytes);
 	}

@@ -73,7 +73,7 @@ static bool drack_rx_deliver(struct drack_rxq *rq, struct drack_peer *p,
 	drack_stat_inc(&dd->stats, DRACK_S_RX_PACKETS);
 	drack_stat_add(&dd->stats, DRACK_S_RX_BYTES, len);
 	drack_peer_count(&p->rx, len);
-	drack_qstats_add(&rq->stats, len);
+	drack_peer_count(&rq->stats, len);
 	skb_record_rx_queue(skb, rq->index);
 	/* Up the stack once rx_lock is dropped: queues run it in parallel. */
 	__skb_queue_tail(&rq->deliver, skb);

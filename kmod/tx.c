@@ -247,7 +247,7 @@ sent:
 	skb_tx_timestamp(skb);
 	drack_stat_inc(&dd->stats, DRACK_S_TX_PACKETS);
 	drack_stat_add(&dd->stats, DRACK_S_TX_BYTES, len);
-	drack_qstats_add(&dd->txq[q].stats, len);
+	drack_peer_count(&dd->txq[q].stats, len);
 	if (!netdev_xmit_more() || netif_tx_queue_stopped(txq) ||
 	    ++dd->txq[q].tx_batched >= READ_ONCE(dd->tx_max_frames))
 		drack_tx_flush(dd, q);
