@@ -89,7 +89,6 @@ struct drack_dev {
 	u32 rx_copybreak;			/* frames up to this are copied */
 	struct timer_list held_timer;		/* polls Buffers skbs hold */
 	bool held_progress;			/* some came back this poll */
-	u64 ret_kick_pending;
 
 	/* One-shot jobs (sections.c, host.c). */
 	struct work_struct request_work;
@@ -166,6 +165,9 @@ void drack_dev_resume(struct drack_dev *dd);
 void drack_rx_drain_returns(struct drack_dev *dd);
 void drack_rx_drop_all(struct drack_dev *dd);
 bool drack_rx_pending(struct drack_dev *dd);
+bool drack_rx_want_returns(struct drack_dev *dd);
+bool drack_rx_returns_due(struct drack_dev *dd);
+bool drack_rx_returns_pending(struct drack_dev *dd);
 bool drack_rx_holds_buffers(struct drack_dev *dd);
 /* A new skb holding a copy of @len bytes at @buf. */
 struct sk_buff *drack_skb_from_buf(struct napi_struct *napi, const void *buf,

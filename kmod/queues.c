@@ -80,22 +80,28 @@ void drack_queues_stop(struct drack_dev *dd)
 		drack_queue_stop(dd, i);
 }
 
-void drack_queues_kick(struct drack_dev *dd)
+/* Has a peer posted on a ring RX queue @i polls? */
+static bool drack_queue_pending(struct drack_dev *dd, u32 i, u32 channels)
 {
-	u32 channels = READ_ONCE(dd->channels), i, q, peer;
+	u32 peer, q;
 	u64 m;
 
-	napi_schedule(drack_dev_napi(dd));
-	for (i = 1; i < channels; i++)
-		drack_for_each_peer(dd, peer, m) {
-			for (q = i; q < dd->peers[peer].nq; q += channels)
-				if (drack_ring_pending(&dd->peers[peer].ref_in[q]))
-					break;
-			if (q < dd->peers[peer].nq) {
-				napi_schedule(&dd->rxq[i].napi);
-				break;
-			}
-		}
+	drack_for_each_peer(dd, peer, m)
+		for (q = i; q < dd->peers[peer].nq; q += channels)
+			if (drack_ring_pending(&dd->peers[peer].ref_in[q]))
+				return true;
+	return false;
+}
+
+/* A doorbell: poll each queue with something to do. */
+void drack_queues_kick(struct drack_dev *dd)
+{
+	u32 channels = READ_ONCE(dd->channels) ?: 1, i;
+
+	for (i = 0; i < channels; i++)
+		if (drack_queue_pending(dd, i, channels) ||
+		    (!i && drack_rx_returns_due(dd)))
+			napi_schedule(&dd->rxq[i].napi);
 }
 
 /*

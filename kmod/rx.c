@@ -255,23 +255,8 @@ bool drack_rx_holds_buffers(struct drack_dev *dd)
 	return false;
 }
 
-bool drack_rx_pending(struct drack_dev *dd)
-{
-	u32 peer;
-	u64 m;
-
-	drack_for_each_peer(dd, peer, m)
-		if (drack_peer_rx_pending(&dd->peers[peer]))
-			return true;
-	for (peer = 0; peer < dd->nhosts; peer++)
-		if (peer != dd->host &&
-		    drack_ring_pending(&dd->peers[peer].ret_in))
-			return true;
-	return false;
-}
-
 /* Returns need a doorbell only when something waits for them. */
-static bool drack_rx_want_returns(struct drack_dev *dd)
+bool drack_rx_want_returns(struct drack_dev *dd)
 {
 	u32 c;
 
@@ -281,6 +266,63 @@ static bool drack_rx_want_returns(struct drack_dev *dd)
 		if (drack_alloc_low(&dd->alloc, c))
 			return true;
 	return false;
+}
+
+/*
+ * Are Buffers coming home that queue 0 should take back now? Returns are
+ * taken lazily: at once when something waits for them, else once a
+ * quarter of a return ring has built up, and at the latest by the
+ * liveness poll. A doorbell for another queue's frames does not cost
+ * queue 0 a poll of its own.
+ */
+bool drack_rx_returns_due(struct drack_dev *dd)
+{
+	bool want = false, asked = false;
+	struct drack_ring *r;
+	u32 peer, n;
+
+	for (peer = 0; peer < dd->nhosts; peer++) {
+		if (peer == dd->host || drack_peer_quiet(&dd->peers[peer]))
+			continue;
+		r = &dd->peers[peer].ret_in;
+		/* Not trusted: a bad index only makes the poll come sooner. */
+		n = drack_ring_prod(r) - READ_ONCE(r->idx);
+		if (!n)
+			continue;
+		if (n >= r->size / 4)
+			return true;
+		if (!asked) {
+			want = drack_rx_want_returns(dd);
+			asked = true;
+		}
+		if (want)
+			return true;
+	}
+	return false;
+}
+
+/* Any of our Buffers on a return ring, due or not? */
+bool drack_rx_returns_pending(struct drack_dev *dd)
+{
+	u32 peer;
+
+	for (peer = 0; peer < dd->nhosts; peer++)
+		if (peer != dd->host &&
+		    drack_ring_pending(&dd->peers[peer].ret_in))
+			return true;
+	return false;
+}
+
+/* References to take, or returns due: what a doorbell or poller is for. */
+bool drack_rx_pending(struct drack_dev *dd)
+{
+	u32 peer;
+	u64 m;
+
+	drack_for_each_peer(dd, peer, m)
+		if (drack_peer_rx_pending(&dd->peers[peer]))
+			return true;
+	return drack_rx_returns_due(dd);
 }
 
 /*

@@ -158,9 +158,13 @@ static void drack_liveness_work(struct work_struct *work)
 	if (READ_ONCE(dd->leaving))
 		return;
 	drack_isolation(dd);
-	/* Doorbells can be lost or suppressed wrongly by a peer: poll too. */
+	/*
+	 * Doorbells can be lost or suppressed wrongly by a peer: poll too.
+	 * Returns not yet due come home here at the latest.
+	 */
 	if (netif_running(dd->ndev)) {
-		if (drack_rx_pending(dd) || drack_tx_any_stopped(dd))
+		if (drack_rx_pending(dd) || drack_rx_returns_pending(dd) ||
+		    drack_tx_any_stopped(dd))
 			drack_dev_schedule_napi(dd);
 	} else {
 		spin_lock_bh(&dd->rx_lock);
