@@ -28,6 +28,20 @@
 				 SKB_DATA_ALIGN(sizeof(struct skb_shared_info)))
 #define DRACK_XDP_MAX_MTU	(DRACK_XDP_MAX_FRAME - VLAN_ETH_HLEN)
 
+static void drack_xdp_unreg(struct drack_dev *dd)
+{
+	u32 i;
+
+	/* Unregistering one that never was is a no-op. */
+	for (i = 0; i < dd->max_channels; i++)
+		xdp_rxq_info_unreg(&dd->rxq[i].xdp_rxq);
+}
+
+/*
+ * After drack_queues_init(): an xdp_rxq_info per RX queue, so a program
+ * sees the queue a frame came in on (rx_queue_index) and its NAPI. The
+ * queues share one page_pool: every direct use of it is under rx_lock.
+ */
 int drack_xdp_init(struct drack_dev *dd)
 {
 	struct page_pool_params pp = {
@@ -35,7 +49,9 @@ int drack_xdp_init(struct drack_dev *dd)
 		.pool_size = 256,
 		.nid = NUMA_NO_NODE,
 	};
-	int err;
+	struct drack_rxq *rq;
+	int err = 0;
+	u32 i;
 
 	dd->xdp.pp = page_pool_create(&pp);
 	if (IS_ERR(dd->xdp.pp)) {
@@ -43,18 +59,18 @@ int drack_xdp_init(struct drack_dev *dd)
 		dd->xdp.pp = NULL;
 		return err;
 	}
-	err = xdp_rxq_info_reg(&dd->xdp.rxq, dd->ndev, 0,
-			       drack_dev_napi(dd)->napi_id);
-	if (err)
-		goto destroy;
-	err = xdp_rxq_info_reg_mem_model(&dd->xdp.rxq, MEM_TYPE_PAGE_POOL,
-					 dd->xdp.pp);
-	if (err)
-		goto unreg;
-	return 0;
-unreg:
-	xdp_rxq_info_unreg(&dd->xdp.rxq);
-destroy:
+	for (i = 0; i < dd->max_channels && !err; i++) {
+		rq = &dd->rxq[i];
+		err = xdp_rxq_info_reg(&rq->xdp_rxq, dd->ndev, i,
+				       rq->napi.napi_id);
+		if (!err)
+			err = xdp_rxq_info_reg_mem_model(&rq->xdp_rxq,
+							 MEM_TYPE_PAGE_POOL,
+							 dd->xdp.pp);
+	}
+	if (!err)
+		return 0;
+	drack_xdp_unreg(dd);
 	page_pool_destroy(dd->xdp.pp);
 	dd->xdp.pp = NULL;
 	return err;
@@ -66,7 +82,7 @@ void drack_xdp_free(struct drack_dev *dd)
 	if (!dd->xdp.pp)
 		return;
 	WARN_ON_ONCE(rcu_access_pointer(dd->xdp.prog));
-	xdp_rxq_info_unreg(&dd->xdp.rxq);
+	drack_xdp_unreg(dd);
 	page_pool_destroy(dd->xdp.pp);
 	dd->xdp.pp = NULL;
 }
@@ -227,7 +243,7 @@ void drack_xdp_rx(struct drack_rxq *rq, struct drack_peer *p,
 		return;
 	}
 
-	xdp_init_buff(&xdp, PAGE_SIZE, &dd->xdp.rxq);
+	xdp_init_buff(&xdp, PAGE_SIZE, &rq->xdp_rxq);
 	xdp_prepare_buff(&xdp, page_address(page), XDP_PACKET_HEADROOM, len,
 			 true);
 	act = bpf_prog_run_xdp(prog, &xdp);

@@ -17,10 +17,12 @@
 # polls (xps_*, mixed_*), a ring left unpolled after the channels change
 # (resize_under_traffic: counters differ), NAPIs not started or stopped
 # with the channels (down_up, teardown, dmesg), refused counts changing
-# something (refused).
+# something (refused), an XDP program told the wrong RX queue
+# (xdp_queues: one xdp_rxq_info for every queue).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/xdp-lib.bash"
 
-ktap_plan 14
+ktap_plan 15
 
 # A ref_queues the format cannot have: the module refuses to load, says
 # why, and leaves nothing behind.
@@ -82,13 +84,14 @@ xps_only() {
 	done
 }
 
-# send_pinned NS DST COUNT: COUNT UDP datagrams from a process on CPU 0
+# send_pinned NS DST COUNT [PORT]: COUNT UDP datagrams from a process on
+# CPU 0, to PORT (9)
 send_pinned() {
-	in_ns "$1" taskset -c 0 python3 - "$2" "$3" <<'PY'
+	in_ns "$1" taskset -c 0 python3 - "$2" "$3" "${4:-9}" <<'PY'
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for _ in range(int(sys.argv[2])):
-    s.sendto(b"q" * 600, (sys.argv[1], 9))
+    s.sendto(b"q" * 600, (sys.argv[1], int(sys.argv[3])))
 PY
 }
 
@@ -131,6 +134,37 @@ ktap_check xps_4_to_4 eval 'set_channels h0 4 && set_channels h1 4 && steer h0 h
 ktap_check mixed_4_to_1 eval 'set_channels h1 1 && steer h0 h1 198.18.0.2'
 ktap_check mixed_4_to_3 eval 'set_channels h1 3 && steer h0 h1 198.18.0.2'
 ktap_check mixed_2_to_4 eval 'set_channels h0 2 && set_channels h1 4 && steer h0 h1 198.18.0.2 && steer h1 h0 198.18.0.1'
+
+# An XDP program sees the RX queue each frame came in on: 300 datagrams
+# to the test port on ring q of a 4-queue sender must all be counted by
+# tests/xdp/xdp_queue under rx_queue_index q % 3 at a 3-queue receiver,
+# and none under another index.
+xdp_queues() {
+	local m q i want got before=()
+	set_channels h0 4 && set_channels h1 3 || return 1
+	xdp_attach h1 rack0 xdp_queue || return 1
+	m=$(xdp_map h1 rack0 xdp_queue) || { echo "no xdp_queue map"; return 1; }
+	for ((q = 0; q < 4; q++)); do
+		xps_only h0 "$q" || return 1
+		for ((i = 0; i < 3; i++)); do before[i]=$(map_get "$m" "$i") || return 1; done
+		send_pinned h0 198.18.0.2 "$N" 7777 || return 1
+		want=$((q % 3))
+		wait_for 5 eval "(( \$(map_get $m $want) - ${before[want]} >= $N ))"
+		for ((i = 0; i < 3; i++)); do
+			got=$(($(map_get "$m" "$i") - before[i]))
+			if ((i == want ? got != N : got != 0)); then
+				echo "ring $q: the program counted $got under rx_queue_index $i"
+				return 1
+			fi
+		done
+		echo "ring $q -> rx_queue_index $want: $N datagrams"
+	done
+	for ((i = 0; i < 4; i++)); do
+		in_ns h0 sh -c "echo 0 > /sys/class/net/rack0/queues/tx-$i/xps_cpus"
+	done
+	ip -n h1 link set dev rack0 xdp off
+}
+ktap_check xdp_queues xdp_queues
 
 # Every frame h0 sent h1 was received, and back: per-peer counters agree.
 peers_agree_once() {

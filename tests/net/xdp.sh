@@ -26,47 +26,15 @@
 # attached (detach_under_traffic, link_del_with_prog, rmmod_with_prog,
 # dmesg_clean), Buffers not handed back (buffers_home).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/xdp-lib.bash"
 
 ktap_plan 16
 
-if [[ -n $DRACK_TOP ]]; then XDP_DIR=$DRACK_TOP/tests/xdp; else XDP_DIR=$DRACK_TESTDIR; fi
 UDP=(python3 "$DRACK_TESTDIR/xdp_udp.py")
 STREAM=(python3 "$DRACK_TESTDIR/stream.py")
 PORT=7777 SENTINEL=7778 N=50
 
 drack_setup 2 || ktap_finish
-
-# xdp_attach NS DEV PROG: attach tests/xdp/PROG.bpf.o, replacing any
-xdp_attach() {
-	ip -n "$1" -force link set dev "$2" xdp obj "$XDP_DIR/$3.bpf.o" sec xdp
-}
-
-# xdp_prog NS DEV: "MODE ID" of the program on DEV (mode 1: native)
-xdp_prog() {
-	ip -n "$1" -j -d link show dev "$2" | jq -r '.[0].xdp | "\(.mode) \(.prog.id)"'
-}
-
-# xdp_map NS DEV NAME: id of the attached program's map NAME
-xdp_map() {
-	local id m
-	read -r _ id <<<"$(xdp_prog "$1" "$2")"
-	[[ $id =~ ^[0-9]+$ ]] || return 1
-	for m in $(bpftool -j prog show id "$id" | jq -r '.map_ids[]'); do
-		[[ $(bpftool -j map show id "$m" | jq -r .name) == "$3" ]] && { echo "$m"; return 0; }
-	done
-	return 1
-}
-
-# map_get ID KEY: a u64 value of an array map
-map_get() {
-	bpftool -j map lookup id "$1" key "$2" 0 0 0 | python3 -c '
-import json, sys
-e = json.load(sys.stdin)
-if "formatted" in e:
-    print(e["formatted"]["value"])
-else:
-    print(int.from_bytes(bytes(int(b, 0) for b in e["value"]), "little"))'
-}
 
 # devmap_set NS ID IFNAME: entry 0 of devmap ID is IFNAME of NS
 devmap_set() {
