@@ -29,7 +29,6 @@ struct drack_xdp_tx {
 
 struct drack_xdp {
 	struct bpf_prog __rcu *prog;		/* RTNL writes, NAPI reads */
-	struct page_pool *pp;			/* the frames programs see */
 };
 
 /*
@@ -62,7 +61,9 @@ struct drack_rxq {
 	u32 ntx;
 	struct drack_xdp_tx tx[NAPI_POLL_WEIGHT];
 	struct drack_peer_stats stats;	/* packets, bytes; one writer */
-	struct xdp_rxq_info xdp_rxq;		/* this queue, for programs */
+	/* XDP: the pages programs see, this queue for them (xdp.c). */
+	struct page_pool *pp;
+	struct xdp_rxq_info xdp_rxq;
 };
 
 struct drack_dev {

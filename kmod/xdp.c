@@ -28,63 +28,72 @@
 				 SKB_DATA_ALIGN(sizeof(struct skb_shared_info)))
 #define DRACK_XDP_MAX_MTU	(DRACK_XDP_MAX_FRAME - VLAN_ETH_HLEN)
 
-static void drack_xdp_unreg(struct drack_dev *dd)
+/* Undo drack_xdp_queue_init() of @rq, as far as it got. */
+static void drack_xdp_queue_free(struct drack_rxq *rq)
 {
-	u32 i;
-
-	/* Unregistering one that never was is a no-op. */
-	for (i = 0; i < dd->max_channels; i++)
-		xdp_rxq_info_unreg(&dd->rxq[i].xdp_rxq);
+	if (xdp_rxq_info_is_reg(&rq->xdp_rxq))
+		xdp_rxq_info_unreg(&rq->xdp_rxq);
+	/* Pages still out (in skbs, redirected) keep it until they return. */
+	page_pool_destroy(rq->pp);
+	rq->pp = NULL;
 }
 
 /*
- * After drack_queues_init(): an xdp_rxq_info per RX queue, so a program
- * sees the queue a frame came in on (rx_queue_index) and its NAPI. The
- * queues share one page_pool: every direct use of it is under rx_lock.
+ * A page_pool and an xdp_rxq_info per RX queue: a program sees the queue
+ * a frame came in on (rx_queue_index) and its NAPI, and each pool's
+ * lockless cache is used by its queue's NAPI only (redirected frames a
+ * target hands back at xdp_do_flush() are recycled into it there).
  */
-int drack_xdp_init(struct drack_dev *dd)
+static int drack_xdp_queue_init(struct drack_dev *dd, struct drack_rxq *rq)
 {
 	struct page_pool_params pp = {
 		.order = 0,
 		.pool_size = 256,
 		.nid = NUMA_NO_NODE,
 	};
-	struct drack_rxq *rq;
-	int err = 0;
-	u32 i;
+	int err;
 
-	dd->xdp.pp = page_pool_create(&pp);
-	if (IS_ERR(dd->xdp.pp)) {
-		err = PTR_ERR(dd->xdp.pp);
-		dd->xdp.pp = NULL;
+	rq->pp = page_pool_create(&pp);
+	if (IS_ERR(rq->pp)) {
+		err = PTR_ERR(rq->pp);
+		rq->pp = NULL;
 		return err;
 	}
-	for (i = 0; i < dd->max_channels && !err; i++) {
-		rq = &dd->rxq[i];
-		err = xdp_rxq_info_reg(&rq->xdp_rxq, dd->ndev, i,
-				       rq->napi.napi_id);
-		if (!err)
-			err = xdp_rxq_info_reg_mem_model(&rq->xdp_rxq,
-							 MEM_TYPE_PAGE_POOL,
-							 dd->xdp.pp);
-	}
+	err = xdp_rxq_info_reg(&rq->xdp_rxq, dd->ndev, rq->index,
+			       rq->napi.napi_id);
 	if (!err)
-		return 0;
-	drack_xdp_unreg(dd);
-	page_pool_destroy(dd->xdp.pp);
-	dd->xdp.pp = NULL;
+		err = xdp_rxq_info_reg_mem_model(&rq->xdp_rxq,
+						 MEM_TYPE_PAGE_POOL, rq->pp);
+	if (err)
+		drack_xdp_queue_free(rq);
 	return err;
 }
 
-/* Pages still out (in skbs, redirected) keep the pool until they return. */
+/* After drack_queues_init(): every queue that can ever run. */
+int drack_xdp_init(struct drack_dev *dd)
+{
+	int err;
+	u32 i;
+
+	for (i = 0; i < dd->max_channels; i++) {
+		err = drack_xdp_queue_init(dd, &dd->rxq[i]);
+		if (err) {
+			while (i--)
+				drack_xdp_queue_free(&dd->rxq[i]);
+			return err;
+		}
+	}
+	return 0;
+}
+
 void drack_xdp_free(struct drack_dev *dd)
 {
-	if (!dd->xdp.pp)
-		return;
+	u32 i;
+
 	WARN_ON_ONCE(rcu_access_pointer(dd->xdp.prog));
-	drack_xdp_unreg(dd);
-	page_pool_destroy(dd->xdp.pp);
-	dd->xdp.pp = NULL;
+	for (i = 0; i < dd->max_channels; i++)
+		if (dd->rxq[i].pp)
+			drack_xdp_queue_free(&dd->rxq[i]);
 }
 
 void drack_xdp_setup(struct net_device *ndev)
@@ -112,7 +121,7 @@ static int drack_xdp_set(struct net_device *ndev, struct bpf_prog *prog,
 			    (unsigned long)DRACK_XDP_MAX_MTU, ndev->mtu);
 		return -EINVAL;
 	}
-	if (!dd->xdp.pp) {
+	if (!dd->rxq[0].pp) {
 		NL_SET_ERR_MSG_MOD(extack, "no XDP page pool");
 		return -ENOMEM;
 	}
@@ -177,7 +186,7 @@ static void drack_xdp_pass(struct drack_rxq *rq, struct drack_peer *p,
 
 	skb = napi_build_skb(va, PAGE_SIZE);
 	if (!skb) {
-		page_pool_recycle_direct(dd->xdp.pp, page);
+		page_pool_recycle_direct(rq->pp, page);
 		drack_stat_inc(&dd->stats, DRACK_S_RX_ALLOC_FAIL);
 		return;
 	}
@@ -228,7 +237,7 @@ void drack_xdp_rx(struct drack_rxq *rq, struct drack_peer *p,
 		drack_stat_inc(&dd->stats, DRACK_S_XDP_UNFIT);
 		return;
 	}
-	page = page_pool_dev_alloc_pages(dd->xdp.pp);
+	page = page_pool_dev_alloc_pages(rq->pp);
 	if (!page) {
 		drack_stat_inc(&dd->stats, DRACK_S_RX_ALLOC_FAIL);
 		return;
@@ -239,7 +248,7 @@ void drack_xdp_rx(struct drack_rxq *rq, struct drack_peer *p,
 	if (!drack_xdp_csum(data, len, &ref->vnet)) {
 		drack_stat_inc(&dd->stats, DRACK_S_RX_BAD_DESC);
 		drack_peer_count_bad(&p->rx);
-		page_pool_recycle_direct(dd->xdp.pp, page);
+		page_pool_recycle_direct(rq->pp, page);
 		return;
 	}
 
@@ -277,7 +286,7 @@ void drack_xdp_rx(struct drack_rxq *rq, struct drack_peer *p,
 		drack_stat_inc(&dd->stats, DRACK_S_XDP_ABORTED);
 		break;
 	}
-	page_pool_recycle_direct(dd->xdp.pp, page);
+	page_pool_recycle_direct(rq->pp, page);
 }
 
 /*
@@ -309,8 +318,8 @@ void drack_xdp_poll_end(struct drack_rxq *rq)
 			} else {
 				drack_stat_inc(&dd->stats, DRACK_S_XDP_TX_ERR);
 			}
-			/* Not the direct cache: other queues' polls run now. */
-			page_pool_put_full_page(dd->xdp.pp, t->page, false);
+			/* Our NAPI, rx_lock dropped: the queue's own cache. */
+			page_pool_put_full_page(rq->pp, t->page, true);
 		}
 		drack_tx_flush(dd, q);
 		__netif_tx_unlock(txq);
