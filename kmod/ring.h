@@ -70,6 +70,7 @@ static inline u32 drack_ring_cons(const struct drack_ring *r)
  */
 static inline u32 drack_ring_consumed(const struct drack_ring *r)
 {
+	/* Pairs with drack_ring_release(). */
 	return le32_to_cpu(smp_load_acquire(&r->hdr->cons));
 }
 
@@ -253,6 +254,18 @@ static inline bool drack_ring_arm(struct drack_ring *r)
 	/* Pairs with drack_ring_flush(): wish visible before prod re-read. */
 	smp_mb();
 	return drack_ring_prod(r) != r->idx;
+}
+
+/*
+ * Going idle on a ring drained lazily: a doorbell only once @n entries
+ * wait. Returns true if that many are there already.
+ */
+static inline bool drack_ring_arm_after(struct drack_ring *r, u32 n)
+{
+	WRITE_ONCE(r->hdr->event, cpu_to_le32(r->idx + n - 1));
+	/* Pairs with drack_ring_flush(): wish visible before prod re-read. */
+	smp_mb();
+	return drack_ring_prod(r) - r->idx >= n;
 }
 
 /* Take the consumer side over: skip what a previous user left. */
