@@ -40,9 +40,10 @@ void drack_dev_kick_irq(struct drack_dev *dd)
 /* Is anything waiting for us in the pool? For polling backends. */
 bool drack_dev_pending(struct drack_dev *dd)
 {
+	/* Down, the liveness job hands back what peers queue to us. */
 	return drack_dev_active(dd) &&
-	       (drack_rx_pending(dd) || drack_dev_grants_pending(dd) ||
-		drack_nic_pending(dd));
+	       ((netif_running(dd->ndev) && drack_rx_pending(dd)) ||
+		drack_dev_grants_pending(dd) || drack_nic_pending(dd));
 }
 
 void drack_dev_kick(struct drack_dev *dd)

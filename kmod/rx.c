@@ -307,7 +307,7 @@ bool drack_rx_returns_pending(struct drack_dev *dd)
 	u32 peer;
 
 	for (peer = 0; peer < dd->nhosts; peer++)
-		if (peer != dd->host &&
+		if (peer != dd->host && !drack_peer_quiet(&dd->peers[peer]) &&
 		    drack_ring_pending(&dd->peers[peer].ret_in))
 			return true;
 	return false;
@@ -329,14 +329,16 @@ bool drack_rx_pending(struct drack_dev *dd)
  * Ask peers for a doorbell on their next entry to @rq; true if one came.
  * A peer whose return ring is full is left to the heartbeat poll, so one
  * that stops draining cannot keep us spinning. Queue 0 also asks for
- * returns when something waits for them.
+ * returns: at once when something waits for them, else once a quarter
+ * of a return ring waits.
  */
 static bool drack_rx_arm(struct drack_rxq *rq)
 {
 	struct drack_dev *dd = rq->dd;
 	u32 channels = READ_ONCE(dd->channels), peer, q;
+	bool pending = false, want;
 	struct drack_peer *p;
-	bool pending = false;
+	struct drack_ring *r;
 	u64 m;
 
 	/*
@@ -356,11 +358,17 @@ static bool drack_rx_arm(struct drack_rxq *rq)
 			     !drack_peer_alive(p)))
 				pending = true;
 	}
-	if (rq->index || !drack_rx_want_returns(dd))
+	if (rq->index)
 		return pending;
-	for (peer = 0; peer < dd->nhosts; peer++)
-		if (peer != dd->host && !drack_peer_quiet(&dd->peers[peer]))
-			pending |= drack_ring_arm(&dd->peers[peer].ret_in);
+	/* Returns at once when something waits, else by the quarter ring. */
+	want = drack_rx_want_returns(dd);
+	for (peer = 0; peer < dd->nhosts; peer++) {
+		if (peer == dd->host || drack_peer_quiet(&dd->peers[peer]))
+			continue;
+		r = &dd->peers[peer].ret_in;
+		pending |= want ? drack_ring_arm(r) :
+				  drack_ring_arm_after(r, r->size / 4);
+	}
 	return pending;
 }
 

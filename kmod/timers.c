@@ -163,9 +163,13 @@ static void drack_liveness_work(struct work_struct *work)
 	 * Returns not yet due come home here at the latest.
 	 */
 	if (netif_running(dd->ndev)) {
-		if (drack_rx_pending(dd) || drack_rx_returns_pending(dd) ||
-		    drack_tx_any_stopped(dd))
+		if (drack_rx_pending(dd) || drack_tx_any_stopped(dd)) {
 			drack_dev_schedule_napi(dd);
+		} else if (drack_rx_returns_pending(dd)) {
+			local_bh_disable();
+			napi_schedule(drack_dev_napi(dd));
+			local_bh_enable();
+		}
 	} else {
 		spin_lock_bh(&dd->rx_lock);
 		drack_rx_drop_all(dd);

@@ -86,12 +86,20 @@ static int drack_tx_post(struct drack_dev *dd, u32 q, const struct sk_buff *skb,
 	if (!drack_tx_room(r))
 		return -ENOSPC;
 	buf_class = drack_buf_class(len);
-	if (drack_buf_peer_capped(&dd->alloc, buf_class, peer))
+	/*
+	 * Returns are drained lazily: queue 0 takes them back, then asks the
+	 * FM. Now, when short: not every sender that fails stops a queue
+	 * (broadcasts, XDP) and so asks for return doorbells.
+	 */
+	if (drack_buf_peer_capped(&dd->alloc, buf_class, peer)) {
+		napi_schedule(drack_dev_napi(dd));
 		return -EDQUOT;
+	}
 	off = drack_buf_get(&dd->alloc, buf_class, peer);
-	if (!off)
+	if (!off) {
+		napi_schedule(drack_dev_napi(dd));
 		return -ENOBUFS;
-	/* Returns are drained lazily: NAPI takes them back, then asks the FM. */
+	}
 	if (drack_alloc_low(&dd->alloc, buf_class))
 		napi_schedule(drack_dev_napi(dd));
 
