@@ -84,6 +84,15 @@ xps_only() {
 	done
 }
 
+# xps_clear NS: no XPS map on any TX queue of NS
+xps_clear() {
+	local i n
+	n=$(channels "$1")
+	for ((i = 0; i < n; i++)); do
+		in_ns "$1" sh -c "echo 0 > /sys/class/net/rack0/queues/tx-$i/xps_cpus"
+	done
+}
+
 # send_pinned NS DST COUNT [PORT]: COUNT UDP datagrams from a process on
 # CPU 0, to PORT (9)
 send_pinned() {
@@ -124,9 +133,7 @@ steer() {
 		done
 		echo "$src TX queue $q -> $dst RX queue $((q % ndst)): $N datagrams"
 	done
-	for ((i = 0; i < nsrc; i++)); do
-		in_ns "$src" sh -c "echo 0 > /sys/class/net/rack0/queues/tx-$i/xps_cpus"
-	done
+	xps_clear "$src"
 }
 
 ktap_check xps_4_to_4 eval 'set_channels h0 4 && set_channels h1 4 && steer h0 h1 198.18.0.2'
@@ -162,11 +169,9 @@ xdp_queues_once() {
 }
 # The program and XPS go, pass or fail: the checks after need neither.
 xdp_queues() {
-	local rc=0 i
+	local rc=0
 	xdp_queues_once || rc=1
-	for ((i = 0; i < 4; i++)); do
-		in_ns h0 sh -c "echo 0 > /sys/class/net/rack0/queues/tx-$i/xps_cpus"
-	done
+	xps_clear h0
 	ip -n h1 link set dev rack0 xdp off || rc=1
 	return $rc
 }
