@@ -108,6 +108,7 @@ void drack_alloc_set_peer_cap(struct drack_alloc *a, u64 bytes)
 
 u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
 {
+	unsigned long flags;
 	struct drack_class_alloc *ca = &a->cls[buf_class];
 	struct drack_section_state *s;
 	u32 index;
@@ -115,7 +116,7 @@ u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
 
 	if (peer >= DRACK_MAX_HOSTS)
 		return 0;
-	spin_lock_bh(&a->lock);
+	spin_lock_irqsave(&a->lock, flags);
 	if (ca->nfree && !drack_buf_peer_capped(a, buf_class, peer)) {
 		off = drack_buf_unpack(ca->free[--ca->nfree]);
 		s = drack_buf_section(a, off, &index);
@@ -123,40 +124,43 @@ u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
 		s->nlent++;
 		a->peer_lent[buf_class][peer]++;
 	}
-	spin_unlock_bh(&a->lock);
+	spin_unlock_irqrestore(&a->lock, flags);
 	return off;
 }
 
 void drack_buf_unget(struct drack_alloc *a, u64 off)
 {
+	unsigned long flags;
 	struct drack_section_state *s;
 	u32 index;
 
-	spin_lock_bh(&a->lock);
+	spin_lock_irqsave(&a->lock, flags);
 	s = drack_buf_section(a, off, &index);
 	if (s)
 		drack_buf_push(a, s, index, off);
-	spin_unlock_bh(&a->lock);
+	spin_unlock_irqrestore(&a->lock, flags);
 }
 
 int drack_buf_return(struct drack_alloc *a, u64 off, u32 peer)
 {
+	unsigned long flags;
 	struct drack_section_state *s;
 	u32 index;
 	int err = -EINVAL;
 
-	spin_lock_bh(&a->lock);
+	spin_lock_irqsave(&a->lock, flags);
 	s = drack_buf_section(a, off, &index);
 	if (s && s->lent_to[index] == peer) {
 		drack_buf_push(a, s, index, off);
 		err = 0;
 	}
-	spin_unlock_bh(&a->lock);
+	spin_unlock_irqrestore(&a->lock, flags);
 	return err;
 }
 
 int drack_alloc_add_section(struct drack_alloc *a, u32 section, u32 buf_class)
 {
+	unsigned long flags;
 	struct drack_section_state *s;
 	struct drack_class_alloc *ca;
 	u32 i, shift, nbufs;
@@ -178,7 +182,7 @@ int drack_alloc_add_section(struct drack_alloc *a, u32 section, u32 buf_class)
 
 	base = (u64)section << DRACK_SECTION_SHIFT;
 	ca = &a->cls[buf_class];
-	spin_lock_bh(&a->lock);
+	spin_lock_irqsave(&a->lock, flags);
 	a->sec[section] = s;
 	/* Push in reverse so Buffers go out in address order. */
 	for (i = nbufs; i-- > 0;)
@@ -187,7 +191,7 @@ int drack_alloc_add_section(struct drack_alloc *a, u32 section, u32 buf_class)
 	ca->total += nbufs;
 	ca->sections++;
 	ca->requested = false;
-	spin_unlock_bh(&a->lock);
+	spin_unlock_irqrestore(&a->lock, flags);
 	return 0;
 }
 
@@ -208,17 +212,19 @@ int drack_alloc_grant(struct drack_alloc *a, u32 section, u32 generation,
 
 u32 drack_alloc_release(struct drack_alloc *a)
 {
-	struct drack_section_state *s;
+	struct drack_section_state *s, *gone = NULL;
+	unsigned long flags;
 	u32 sec, lent = 0;
 
-	spin_lock_bh(&a->lock);
+	spin_lock_irqsave(&a->lock, flags);
 	for (sec = 0; sec < a->pool->geo.section_count; sec++) {
 		s = a->sec[sec];
 		if (!s)
 			continue;
 		lent += s->nlent;
 		a->sec[sec] = NULL;
-		kvfree(s);
+		s->next = gone;
+		gone = s;
 	}
 	for (sec = 0; sec < DRACK_NR_CLASSES; sec++) {
 		a->cls[sec].nfree = 0;
@@ -228,7 +234,12 @@ u32 drack_alloc_release(struct drack_alloc *a)
 		a->cls[sec].parked = 0;
 		a->cls[sec].requested = false;
 	}
-	spin_unlock_bh(&a->lock);
+	spin_unlock_irqrestore(&a->lock, flags);
+	/* Freed with interrupts on: kvfree() may need them. */
+	while ((s = gone)) {
+		gone = s->next;
+		kvfree(s);
+	}
 	return lent;
 }
 
@@ -240,20 +251,22 @@ bool drack_alloc_low(struct drack_alloc *a, u32 buf_class)
 void drack_alloc_counters(struct drack_alloc *a, u32 buf_class,
 			  struct drack_class_counters *c)
 {
+	unsigned long flags;
 	struct drack_class_alloc *ca = &a->cls[buf_class];
 
-	spin_lock_bh(&a->lock);
+	spin_lock_irqsave(&a->lock, flags);
 	c->sections = ca->sections;
 	c->total = ca->total;
 	c->free = ca->nfree;
 	c->inflight = ca->total - ca->nfree - ca->parked;
 	c->draining = ca->draining;
 	c->requested = ca->requested;
-	spin_unlock_bh(&a->lock);
+	spin_unlock_irqrestore(&a->lock, flags);
 }
 
 bool drack_alloc_drain_section(struct drack_alloc *a, u32 section)
 {
+	unsigned long flags;
 	struct drack_section_state *s;
 	struct drack_class_alloc *ca;
 	u64 first, last;
@@ -261,10 +274,10 @@ bool drack_alloc_drain_section(struct drack_alloc *a, u32 section)
 
 	if (section >= a->pool->geo.section_count)
 		return false;
-	spin_lock_bh(&a->lock);
+	spin_lock_irqsave(&a->lock, flags);
 	s = a->sec[section];
 	if (!s || s->draining) {
-		spin_unlock_bh(&a->lock);
+		spin_unlock_irqrestore(&a->lock, flags);
 		return s;
 	}
 	s->draining = true;
@@ -280,21 +293,22 @@ bool drack_alloc_drain_section(struct drack_alloc *a, u32 section)
 			ca->free[j++] = v;
 	}
 	ca->nfree = j;
-	spin_unlock_bh(&a->lock);
+	spin_unlock_irqrestore(&a->lock, flags);
 	return true;
 }
 
 bool drack_alloc_take_drained(struct drack_alloc *a, u32 section)
 {
+	unsigned long flags;
 	struct drack_section_state *s;
 	struct drack_class_alloc *ca;
 
 	if (section >= a->pool->geo.section_count)
 		return false;
-	spin_lock_bh(&a->lock);
+	spin_lock_irqsave(&a->lock, flags);
 	s = a->sec[section];
 	if (!s || !s->draining || s->nlent) {
-		spin_unlock_bh(&a->lock);
+		spin_unlock_irqrestore(&a->lock, flags);
 		return false;
 	}
 	ca = &a->cls[s->buf_class];
@@ -303,7 +317,7 @@ bool drack_alloc_take_drained(struct drack_alloc *a, u32 section)
 	ca->total -= s->nbufs;
 	ca->sections--;
 	a->sec[section] = NULL;
-	spin_unlock_bh(&a->lock);
+	spin_unlock_irqrestore(&a->lock, flags);
 	kvfree(s);
 	return true;
 }
@@ -320,23 +334,23 @@ u32 drack_alloc_draining(struct drack_alloc *a)
 u32 drack_alloc_forget_peer(struct drack_alloc *a, u32 peer)
 {
 	struct drack_section_state *s;
+	unsigned long flags;
 	u32 sec, i, n = 0;
 	u64 base;
 
-	spin_lock_bh(&a->lock);
+	/* A Section per hold: interrupts are off only briefly. */
 	for (sec = 0; sec < a->pool->geo.section_count; sec++) {
+		spin_lock_irqsave(&a->lock, flags);
 		s = a->sec[sec];
-		if (!s || !s->nlent)
-			continue;
 		base = (u64)sec << DRACK_SECTION_SHIFT;
-		for (i = 0; i < s->nbufs; i++) {
+		for (i = 0; s && s->nlent && i < s->nbufs; i++) {
 			if (s->lent_to[i] != peer)
 				continue;
 			drack_buf_push(a, s, i, base +
 				       ((u64)i << DRACK_CLASS_SHIFT(s->buf_class)));
 			n++;
 		}
+		spin_unlock_irqrestore(&a->lock, flags);
 	}
-	spin_unlock_bh(&a->lock);
 	return n;
 }

@@ -21,6 +21,7 @@ struct drack_section_state {
 	u32 nbufs;
 	u32 nlent;
 	bool draining;		/* revoked: Buffers coming home stay home */
+	struct drack_section_state *next;	/* drack_alloc_release() */
 	u8 lent_to[];		/* per Buffer: peer host id or DRACK_NOT_LENT */
 };
 
@@ -58,7 +59,8 @@ static inline u64 drack_buf_unpack(u32 v)
 }
 
 struct drack_alloc {
-	spinlock_t lock;		/* free stacks and lent-to records */
+	/* Free stacks and lent-to records; IRQ-safe: netpoll transmits. */
+	spinlock_t lock;
 	struct drack_pool *pool;
 	u32 host;
 	struct drack_class_alloc cls[DRACK_NR_CLASSES];

@@ -48,6 +48,14 @@ bool drack_dev_pending(struct drack_dev *dd)
 
 void drack_dev_kick(struct drack_dev *dd)
 {
+	/*
+	 * A netpoll sender (netconsole) transmits with interrupts off: raise
+	 * NET_RX, never run softirqs from under it.
+	 */
+	if (irqs_disabled()) {
+		drack_dev_kick_irq(dd);
+		return;
+	}
 	local_bh_disable();
 	if (netif_running(dd->ndev))
 		drack_queues_kick(dd);

@@ -111,7 +111,7 @@ struct drack_nic_port {
 	struct drack_ring tx, post, done;
 	struct napi_struct napi;		/* RX completions, TX cleanup */
 
-	spinlock_t tx_lock;			/* TX ring and tx_off */
+	spinlock_t tx_lock;	/* TX ring and tx_off; IRQ-safe: netpoll */
 	u32 tx_clean;				/* oldest entry not cleaned */
 	u64 *tx_off;				/* Buffer per TX slot */
 

@@ -78,13 +78,14 @@ int drack_nic_port_xmit(struct drack_nic_port *vp, struct sk_buff *skb)
 	struct virtio_net_hdr vnet;
 	u32 len = skb->len, cls;
 	struct drack_ref *ref;
+	unsigned long flags;
 	int err = 0;
 	u64 off;
 
 	if (virtio_net_hdr_from_skb(skb, &vnet, true, true, 0))
 		return -EINVAL;
 	cls = drack_buf_class(len);
-	spin_lock(&vp->tx_lock);
+	spin_lock_irqsave(&vp->tx_lock, flags);
 	drack_nic_port_tx_clean(vp);
 	if (drack_ring_used(&vp->tx) >= vp->tx.size) {
 		err = -ENOSPC;
@@ -120,7 +121,7 @@ out:
 		/* The owner rings us when it has consumed some. */
 		WRITE_ONCE(vp->ctl->flags, cpu_to_le32(DRACK_VQ_F_TX_WAIT));
 	}
-	spin_unlock(&vp->tx_lock);
+	spin_unlock_irqrestore(&vp->tx_lock, flags);
 	return err;
 }
 
@@ -286,6 +287,8 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 	struct drack_dev *dd = vp->dd;
 	int done;
 
+	if (unlikely(!budget))	/* netpoll: see drack_napi_poll() */
+		return 0;
 	if (unlikely(!drack_dev_active(dd))) {
 		napi_complete_done(napi, 0);
 		return 0;
@@ -301,9 +304,9 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 	drack_nic_port_refill(vp);
 	spin_unlock(&vp->rx_lock);
 
-	spin_lock(&vp->tx_lock);
+	spin_lock_irq(&vp->tx_lock);
 	drack_nic_port_tx_clean(vp);
-	spin_unlock(&vp->tx_lock);
+	spin_unlock_irq(&vp->tx_lock);
 	drack_nic_port_wake(vp);
 	rcu_read_unlock();
 
@@ -408,12 +411,12 @@ static void drack_nic_port_take_back(struct drack_nic_port *vp)
 	struct drack_alloc *a = &vp->dd->alloc;
 	u32 prod;
 
-	spin_lock_bh(&vp->tx_lock);
+	spin_lock_irq(&vp->tx_lock);
 	prod = vp->tx.idx;
 	for (; vp->tx_clean != prod; vp->tx_clean++)
 		drack_buf_return(a, vp->tx_off[vp->tx_clean &
 					       (vp->tx.size - 1)], vp->owner);
-	spin_unlock_bh(&vp->tx_lock);
+	spin_unlock_irq(&vp->tx_lock);
 
 	spin_lock_bh(&vp->rx_lock);
 	prod = vp->post.idx;

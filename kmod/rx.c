@@ -391,6 +391,13 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 	struct bpf_prog *prog;
 	int done = 0, i;
 
+	/*
+	 * netpoll polls with budget 0, with interrupts off, maybe from hard
+	 * irq: only TX may be cleaned then, and ours is cleaned under
+	 * rx_lock (returns). Nothing to do.
+	 */
+	if (unlikely(!budget))
+		return 0;
 	/* A fenced or hung host leaves the pool alone. */
 	if (unlikely(!drack_dev_active(dd))) {
 		napi_complete_done(napi, 0);

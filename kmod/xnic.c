@@ -274,6 +274,8 @@ static int drack_xnic_poll(struct napi_struct *napi, int budget)
 	int done = 0, n;
 	bool more = true;
 
+	if (unlikely(!budget))	/* netpoll: see drack_napi_poll() */
+		return 0;
 	if (unlikely(!drack_dev_active(x->dd))) {
 		napi_complete_done(napi, 0);
 		return 0;

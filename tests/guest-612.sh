@@ -21,7 +21,7 @@ ko=$PWD/.build-612/kmod/drack.ko
 [[ -n $k612 && -e /boot/vmlinuz-$k612 ]] || { echo "no 6.12 kernel image (tests/install-deps.sh)"; exit 1; }
 [[ -e $ko ]] || { echo "no $ko: run make check-612"; exit 1; }
 bash tests/kernel-selftests.sh >/dev/null	# for drv_net
-(($#)) || set -- basic byref lifetime drv_net xdp queues
+(($#)) || set -- basic byref lifetime drv_net xdp queues netconsole
 out=$(mktemp "${TMPDIR:-/tmp}/drack-612.XXXXXX")
 trap 'rm -f "$out"' EXIT
 rc=0

@@ -65,5 +65,7 @@ typedef pthread_mutex_t spinlock_t;
 #define spin_lock_init(l)	pthread_mutex_init((l), NULL)
 #define spin_lock_bh(l)		pthread_mutex_lock(l)
 #define spin_unlock_bh(l)	pthread_mutex_unlock(l)
+#define spin_lock_irqsave(l, f)	((f) = 0, pthread_mutex_lock(l))
+#define spin_unlock_irqrestore(l, f) ((void)(f), pthread_mutex_unlock(l))
 
 #endif /* _DRACK_KCOMPAT_H */
