@@ -262,8 +262,10 @@ bool drack_rx_want_returns(struct drack_dev *dd)
 
 	if (drack_tx_any_stopped(dd))
 		return true;
+	/* Only a class with Sections gets anything from returns. */
 	for (c = 0; c < DRACK_NR_CLASSES; c++)
-		if (drack_alloc_low(&dd->alloc, c))
+		if (READ_ONCE(dd->alloc.cls[c].total) &&
+		    drack_alloc_low(&dd->alloc, c))
 			return true;
 	return false;
 }
