@@ -21,13 +21,16 @@
 # (tools/testing/selftests/drivers/net stats.py, queues.py, ping.py, from
 # tests/kernel-selftests.sh, with h1 as the remote end).
 #
-# What breaks it: tx-frames not honoured or not bounded (coalesce_*),
+# Threaded NAPI: rack0's NAPIs in kthreads, TCP both ways, then back.
+#
+# What breaks it: tx-frames not honoured or not bounded (coalesce_*), a
+# NAPI that a doorbell cannot wake in a kthread (threaded_napi),
 # queues not pointing at their own NAPI or left pointing after stop
 # (queue_napi), qstats drifting from rtnl's counters (qstats_agree and the
 # kernel's stats.py).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 12
+ktap_plan 13
 drack_setup 2 || ktap_finish
 
 KSRC=${DRACK_KSRC:-$DRACK_TOP/tests/.linux-6.12/linux-source-6.12}
@@ -98,6 +101,30 @@ coalesce_batches() {
 	in_ns h0 ethtool -C rack0 tx-frames 64
 }
 ktap_check coalesce_batches coalesce_batches && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
+# Threaded NAPI (/sys/class/net/rack0/threaded): every NAPI of rack0 runs
+# in a kthread of its own, in process context, where the doorbells of
+# the ram backend and the held-page timer must still reach it. TCP both
+# ways on both hosts, then back to softirq polling.
+napi_threads() { ps -eo comm | grep -c '^napi/rack0-' || true; }
+threaded_napi() {
+	local ns rc=0 before
+	before=$(napi_threads)
+	for ns in h0 h1; do
+		echo 1 | in_ns "$ns" tee /sys/class/net/rack0/threaded >/dev/null || return 1
+		[[ $(in_ns "$ns" cat /sys/class/net/rack0/threaded) == 1 ]] || { echo "$ns: threaded reads back 0"; return 1; }
+	done
+	echo "napi kthreads: $before before, $(napi_threads) threaded"
+	(($(napi_threads) > before)) || { echo "no napi/rack0-N kthreads"; rc=1; }
+	iperf_server h0 5301 >/dev/null || rc=1
+	iperf_run h1 198.18.0.1 5301 "$DRACK_LOGDIR/threaded.json" -t 3 --bidir || rc=1
+	iperf_result "$DRACK_LOGDIR/threaded.json" 1 || rc=1
+	ping_ok h0 198.18.0.2 || rc=1
+	for ns in h0 h1; do echo 0 | in_ns "$ns" tee /sys/class/net/rack0/threaded >/dev/null || rc=1; done
+	ping_ok h1 198.18.0.1 || rc=1
+	return $rc
+}
+ktap_check threaded_napi threaded_napi && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
 # ---- the netdev family's queue objects (6.9 on) ----------------------------
 
