@@ -22,6 +22,7 @@
 # tests/kernel-selftests.sh, with h1 as the remote end).
 #
 # Threaded NAPI: rack0's NAPIs in kthreads, TCP both ways, then back.
+# Busy polling: sockets polling rack0's NAPIs from process context.
 #
 # What breaks it: tx-frames not honoured or not bounded (coalesce_*), a
 # NAPI that a doorbell cannot wake in a kthread (threaded_napi),
@@ -30,7 +31,7 @@
 # kernel's stats.py).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 13
+ktap_plan 14
 drack_setup 2 || ktap_finish
 
 KSRC=${DRACK_KSRC:-$DRACK_TOP/tests/.linux-6.12/linux-source-6.12}
@@ -125,6 +126,34 @@ threaded_napi() {
 	return $rc
 }
 ktap_check threaded_napi threaded_napi && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
+# Busy polling (net.core.busy_read, busy_poll): a socket that waits for
+# data polls rack0's NAPI itself, from process context with a budget of
+# its own, racing the softirq polls; ping-pong and a stream both ways.
+busy_rx() { # NS: TcpExt BusyPollRxPackets, what busy polls received
+	in_ns "$1" awk '/^TcpExt:/ { if (!h) { split($0, k); h = 1; next }
+		for (i = 2; i <= NF; i++) if (k[i] == "BusyPollRxPackets") print $i }' /proc/net/netstat
+}
+busy_poll() {
+	local old_read old_poll rc=0 out b0 b1
+	old_read=$(sysctl -n net.core.busy_read) old_poll=$(sysctl -n net.core.busy_poll)
+	b0=$(busy_rx h1)
+	sysctl -qw net.core.busy_read=50 net.core.busy_poll=50 || return 1
+	bg busy-sr ip netns exec h0 sockperf sr --tcp -i 198.18.0.1 -p 11112
+	wait_for 10 eval "in_ns h0 ss -Hltn 'sport = :11112' | grep -q LISTEN" || rc=1
+	out=$(in_ns h1 timeout 60 sockperf pp --tcp -i 198.18.0.1 -p 11112 -m 64 -t 2 2>&1) || rc=1
+	grep -a 'avg-latency' <<<"$out" | sed 's/\x1b\[[0-9;]*m//g' | tail -n 1
+	grep -aq 'avg-latency' <<<"$out" || { echo "sockperf: $(tail -n 3 <<<"$out")"; rc=1; }
+	iperf_server h0 5302 >/dev/null || rc=1
+	iperf_run h1 198.18.0.1 5302 "$DRACK_LOGDIR/busy.json" -t 2 --bidir || rc=1
+	iperf_result "$DRACK_LOGDIR/busy.json" 1 || rc=1
+	sysctl -qw net.core.busy_read="$old_read" net.core.busy_poll="$old_poll"
+	b1=$(busy_rx h1)
+	echo "h1 received $((b1 - b0)) packets in busy polls"
+	((b1 > b0)) || { echo "no busy poll received anything"; rc=1; }
+	return $rc
+}
+ktap_check busy_poll busy_poll && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
 # ---- the netdev family's queue objects (6.9 on) ----------------------------
 
