@@ -29,7 +29,7 @@ all_tests() {
 }
 
 per_test=$(sed -n 's/^timeout=\([0-9][0-9]*\)$/\1/p' tests/settings 2>/dev/null)
-first=1 header=1 per_test=${per_test:-360} tests=()
+first=1 header=1 per_test=${per_test:-600} tests=()
 while (($#)); do
 	case $1 in
 	--list) all_tests; exit 0 ;;
