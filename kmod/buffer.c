@@ -234,6 +234,8 @@ u32 drack_alloc_release(struct drack_alloc *a)
 		a->cls[sec].parked = 0;
 		a->cls[sec].requested = false;
 	}
+	/* Nothing is lent any more: no peer is at its cap after a rejoin. */
+	memset(a->peer_lent, 0, sizeof(a->peer_lent));
 	spin_unlock_irqrestore(&a->lock, flags);
 	/* Freed with interrupts on: kvfree() may need them. */
 	while ((s = gone)) {

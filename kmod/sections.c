@@ -10,10 +10,11 @@
 void drack_dev_request_sections(struct drack_dev *dd)
 {
 	struct drack_alloc *a = &dd->alloc;
+	unsigned long flags;
 	bool ask = false;
 	u32 c;
 
-	spin_lock_bh(&a->lock);
+	spin_lock_irqsave(&a->lock, flags);
 	for (c = 0; c < DRACK_NR_CLASSES; c++) {
 		if (a->cls[c].requested || !drack_alloc_low(a, c))
 			continue;
@@ -22,7 +23,7 @@ void drack_dev_request_sections(struct drack_dev *dd)
 		a->cls[c].asked_at = jiffies;
 		ask = true;
 	}
-	spin_unlock_bh(&a->lock);
+	spin_unlock_irqrestore(&a->lock, flags);
 	if (ask && !dd->leaving)
 		schedule_work(&dd->request_work);
 }
@@ -37,10 +38,10 @@ static void drack_dev_request_work(struct work_struct *work)
 
 	if (!drack_dev_active(dd))
 		return;
-	spin_lock_bh(&dd->alloc.lock);
+	spin_lock_irq(&dd->alloc.lock);
 	for (c = 0; c < DRACK_NR_CLASSES; c++)
 		wanted[c] = dd->alloc.cls[c].requested;
-	spin_unlock_bh(&dd->alloc.lock);
+	spin_unlock_irq(&dd->alloc.lock);
 
 	for (c = 0; c < DRACK_NR_CLASSES; c++) {
 		WRITE_ONCE(e->sections_wanted[c], cpu_to_le32(wanted[c]));

@@ -195,7 +195,7 @@ static void drack_refill_work(struct work_struct *work)
 	if (drack_dev_grants_pending(dd))
 		schedule_work(&dd->grant_work);
 
-	spin_lock_bh(&a->lock);
+	spin_lock_irq(&a->lock);
 	for (c = 0; c < DRACK_NR_CLASSES; c++) {
 		struct drack_class_alloc *ca = &a->cls[c];
 
@@ -210,7 +210,7 @@ static void drack_refill_work(struct work_struct *work)
 		    time_after(jiffies, ca->requested_at + DRACK_SECTION_WAIT))
 			starved = c;
 	}
-	spin_unlock_bh(&a->lock);
+	spin_unlock_irq(&a->lock);
 	if (retry)
 		schedule_work(&dd->request_work);
 	if (starved >= 0 && !dd->warned_no_sections) {
