@@ -77,7 +77,7 @@ print("absent")' "$2" "$3"
 priv_flag h2 deaf on
 bg flood_h2 ip netns exec h0 ping -q -c 3000 -i 0.002 "$(ip4 2)"
 stalled() { (($(drack_stat h0 peer_stalls) >= 1)); }
-ktap_check others_during_stall eval 'wait_for 30 stalled && others_at_rate during_stall' &&
+ktap_check others_during_stall eval 'wait_for 60 stalled && others_at_rate during_stall' &&
 	diag "$(tail -n 2 "$DRACK_LOGDIR/check.out")"
 
 stalled_reported() {
@@ -109,7 +109,7 @@ stalls0=$(drack_stat h0 peer_stalls)
 priv_flag h2 hoard on
 bg hoard_h2 ip netns exec h0 ping -q -c 1500 -i 0.002 "$(ip4 2)"
 hoarded() { (($(drack_stat h0 peer_stalls) > stalls0)); }
-ktap_check others_during_hoard eval 'wait_for 10 hoarded && others_at_rate during_hoard' &&
+ktap_check others_during_hoard eval 'wait_for 60 hoarded && others_at_rate during_hoard' &&
 	diag "$(tail -n 2 "$DRACK_LOGDIR/check.out")"
 
 hoard_capped() {
