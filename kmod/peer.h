@@ -28,12 +28,21 @@ struct drack_held_buf {
 	u32 len;
 	u32 size;			/* its class size, for the cap */
 	u32 gen;			/* the owner's incarnation that lent it */
+	u32 since;			/* jiffies when it came */
 };
 
+/*
+ * Held Buffers in arrival order, a ring: sockets let go of their data in
+ * order, so the oldest come back first. One let go of out of order is
+ * handed back at once and leaves a gap (size 0) until the head passes.
+ */
 struct drack_held {
 	struct drack_held_buf *buf;	/* NULL: this pool is copied out */
-	u32 n, cap;
-	u32 next;			/* where the next scan starts */
+	u32 cap;			/* slots, a power of 2 */
+	u32 head;			/* the oldest slot */
+	u32 n;				/* slots used from head, gaps too */
+	u32 live;			/* Buffers held */
+	u32 next;			/* the rotating check, from head */
 	u64 bytes;
 };
 

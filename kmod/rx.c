@@ -208,7 +208,7 @@ void drack_rx_drain_returns(struct drack_dev *dd)
 			continue;
 		p = &dd->peers[peer];
 		/* Held Buffers of an owner gone: it took them back already. */
-		if (p->held.n && !drack_peer_alive(p))
+		if (p->held.live && !drack_peer_alive(p))
 			drack_rxref_reclaim(dd, p, false, NULL);
 		if (drack_peer_quiet(p))
 			continue;

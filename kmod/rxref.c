@@ -28,7 +28,12 @@
  */
 #define DRACK_RX_HDR_MAX	256
 #define DRACK_HELD_MAX		1024	/* Buffers of one peer held, at most */
-#define DRACK_HELD_SCAN		128	/* held Buffers checked per poll */
+#define DRACK_HELD_SCAN		128	/* held slots visited per poll, at most */
+#define DRACK_HELD_MISSES	4	/* from the head: still held, then stop */
+#define DRACK_HELD_OLD		(HZ / 10) /* held longer: no longer a miss */
+#define DRACK_HELD_ROTATE	4	/* further on, checked per poll in turn */
+
+static_assert(!(DRACK_HELD_MAX & (DRACK_HELD_MAX - 1)));
 
 static unsigned int drack_rx_ref_max_mb = 4;
 module_param_named(rx_ref_max_mb, drack_rx_ref_max_mb, uint, 0644);
@@ -67,12 +72,40 @@ void drack_rxref_free(struct drack_dev *dd)
 	}
 }
 
+static struct drack_held_buf *drack_held_at(const struct drack_held *h, u32 i)
+{
+	return &h->buf[(h->head + i) & (h->cap - 1)];
+}
+
+/*
+ * Close the gaps: a Buffer at the head that a socket never lets go of
+ * must not keep the ring full of gaps behind it. Rare, as it needs a
+ * full ring: O(cap) then.
+ */
+static void drack_held_compact(struct drack_held *h)
+{
+	u32 i, j = 0;
+
+	for (i = 0; i < h->n; i++) {
+		struct drack_held_buf *b = drack_held_at(h, i);
+
+		if (b->size)
+			*drack_held_at(h, j++) = *b;
+	}
+	h->n = j;
+	h->next = 0;
+}
+
 /* May the peer's Buffer of @size bytes be held? */
-static bool drack_rxref_room(const struct drack_held *h, u32 size)
+static bool drack_rxref_room(struct drack_held *h, u32 size)
 {
 	u64 max = (u64)READ_ONCE(drack_rx_ref_max_mb) << 20;
 
-	return h->buf && h->n < h->cap && h->bytes + size <= max;
+	if (!h->buf || h->bytes + size > max)
+		return false;
+	if (h->n == h->cap && h->live < h->cap)
+		drack_held_compact(h);
+	return h->n < h->cap;
 }
 
 static struct sk_buff *drack_rxref_build(struct drack_dev *dd,
@@ -155,11 +188,13 @@ struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct napi_struct *napi,
 		skb = drack_rxref_build(dd, napi, off, len, size);
 		if (!skb)
 			return NULL;
-		b = &h->buf[h->n++];
+		b = drack_held_at(h, h->n++);
+		h->live++;
 		b->off = off;
 		b->len = len;
 		b->size = size;
 		b->gen = gen;
+		b->since = (u32)jiffies;
 		h->bytes += size;
 		*held = true;
 		drack_stat_inc(&dd->stats, DRACK_S_RX_BYREF);
@@ -189,61 +224,115 @@ static bool drack_rxref_let_go(struct page **pages,
 static u32 drack_rxref_drop(struct drack_dev *dd, struct drack_peer *p)
 {
 	struct drack_held *h = &p->held;
-	u32 n = h->n;
+	u32 n = h->live;
 
 	if (n)
 		drack_stat_add(&dd->stats, DRACK_S_RX_HELD, -(u64)n);
+	h->head = 0;
 	h->n = 0;
+	h->live = 0;
+	h->next = 0;
 	h->bytes = 0;
 	return n;
+}
+
+/*
+ * Hand @b back if the stack let go of it, or forget it if its owner's
+ * incarnation changed. Returns 1 if it is gone, 0 if still held, -1 if
+ * the return ring has no room.
+ */
+static int drack_rxref_check(struct drack_dev *dd, struct drack_peer *p,
+			     struct drack_held_buf *b, u32 gen, int *space,
+			     bool *fenced)
+{
+	struct drack_held *h = &p->held;
+	bool stale = b->gen != gen;
+
+	if (!stale) {
+		if (*space <= 0)
+			return -1;
+		if (!drack_rxref_let_go(dd->pool->pages, b))
+			return 0;
+		if (!*fenced) {
+			/* The stack's reads of the pages before the owner's writes. */
+			smp_mb();
+			*fenced = true;
+		}
+		drack_peer_return(p, cpu_to_le64(b->off));
+		(*space)--;
+	}
+	h->bytes -= b->size;
+	h->live--;
+	b->size = 0;
+	return 1;
 }
 
 u32 drack_rxref_reclaim(struct drack_dev *dd, struct drack_peer *p,
 			bool alive, int *space)
 {
-	struct page **pages = dd->pool->pages;
 	struct drack_held *h = &p->held;
-	u32 scanned, i, gen, done = 0;
-	bool fenced = false;
+	u32 i, misses = 0, visits = 0, gen, done = 0;
+	bool fenced = false, front = true;
+	int r = 0;
 
-	if (!h->n)
+	if (!h->live) {
+		h->n = 0;
 		return 0;
+	}
 	/* Gone: it took its Buffers back when it went, none goes back. */
 	if (!alive) {
 		drack_rxref_drop(dd, p);
 		return 0;
 	}
 	gen = le32_to_cpu(READ_ONCE(drack_host_entry(dd->pool, p->id)->generation));
-	if (h->next >= h->n)
-		h->next = 0;
-	i = h->next;
-	for (scanned = 0; scanned < DRACK_HELD_SCAN && h->n; scanned++) {
-		struct drack_held_buf *b = &h->buf[i];
-		bool stale = b->gen != gen;
+	/*
+	 * Oldest first, until a few recent ones are still held. One held
+	 * long at the head goes to the tail: a socket that never reads must
+	 * not hold back what others let go of behind its Buffers.
+	 */
+	for (i = 0; i < h->n && misses < DRACK_HELD_MISSES &&
+	     visits < DRACK_HELD_SCAN; i++, visits++) {
+		struct drack_held_buf *b = drack_held_at(h, i);
 
-		if (!stale && *space <= 0)
-			break;
-		if (!stale && !drack_rxref_let_go(pages, b)) {
-			if (++i >= h->n)
-				i = 0;
+		if (!b->size)
 			continue;
+		r = drack_rxref_check(dd, p, b, gen, space, &fenced);
+		if (r < 0)
+			break;
+		if (r) {
+			done++;
+		} else if ((s32)((u32)jiffies - b->since) < DRACK_HELD_OLD) {
+			misses++;
+			front = false;
+		} else if (front && h->n < h->cap) {
+			*drack_held_at(h, h->n++) = *b;
+			b->size = 0;
+		} else {
+			front = false;
 		}
-		if (!stale) {
-			if (!fenced) {
-				/* The stack's reads of the pages before the owner's writes. */
-				smp_mb();
-				fenced = true;
-			}
-			drack_peer_return(p, cpu_to_le64(b->off));
-			(*space)--;
-		}
-		h->bytes -= b->size;
-		*b = h->buf[--h->n];
-		done++;
-		if (i >= h->n)
-			i = 0;
 	}
-	h->next = i;
+	/* Then a few further on, in turn: sockets read at their own pace. */
+	for (i = 0; r >= 0 && i < DRACK_HELD_ROTATE && h->live &&
+	     visits < DRACK_HELD_SCAN; visits++, h->next++) {
+		struct drack_held_buf *b;
+
+		if (h->next >= h->n)
+			h->next = 0;
+		b = drack_held_at(h, h->next);
+		if (!b->size)
+			continue;
+		i++;
+		r = drack_rxref_check(dd, p, b, gen, space, &fenced);
+		if (r > 0)
+			done++;
+	}
+	/* The head moves past what is gone. */
+	while (h->n && !drack_held_at(h, 0)->size) {
+		h->head = (h->head + 1) & (h->cap - 1);
+		h->n--;
+		if (h->next)
+			h->next--;
+	}
 	if (done) {
 		drack_stat_add(&dd->stats, DRACK_S_RX_HELD, -(u64)done);
 		dd->held_progress = true;
@@ -256,7 +345,7 @@ bool drack_rxref_holding(struct drack_dev *dd)
 	u32 p;
 
 	for (p = 0; p < dd->nhosts; p++)
-		if (READ_ONCE(dd->peers[p].held.n))
+		if (READ_ONCE(dd->peers[p].held.live))
 			return true;
 	return false;
 }

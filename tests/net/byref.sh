@@ -17,12 +17,13 @@
 # What breaks it: frames copied (byref_intact), payload changed on the way
 # (every check compares SHA-256 end to end), Buffers never handed back or
 # handed back while a page is still held (buffers_back, never_reader,
-# gro_clone_tcpdump), a cap not applied (never_reader), the rx-copybreak
+# gro_clone_tcpdump), a cap not applied (never_reader), one socket that
+# never reads keeping others' Buffers (reader_behind_never_reader), the rx-copybreak
 # tunable ignored (copybreak), a hang or a crash when links go while
 # sockets hold pool pages (held_through_rmmod), leaks (dmesg_clean).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 12
+ktap_plan 13
 
 STREAM=(python3 "$DRACK_TESTDIR/stream.py")
 PARAM=/sys/module/drack/parameters
@@ -179,6 +180,33 @@ never_reader() {
 ktap_check never_reader never_reader && diag "$(head -n 1 "$DRACK_LOGDIR/check.out")"
 drack_kill_bg >/dev/null 2>&1
 echo 4 >"$PARAM/rx_ref_max_mb"
+
+# A socket that never reads holds its Buffers at the head of h1's list of
+# held Buffers (oldest first): another socket's Buffers behind them must
+# still go back as it reads. 96 MB is more than the list's 1024 slots, so
+# the gaps behind the stuck head are closed up too. Without that, the
+# reader's Buffers fill the cap and its frames are copied.
+reader_behind_never_reader() {
+	local held
+	snap b h1
+	PORT=5304 recv_start stuck --rcvbuf $((32 << 20)) --hold /nonexistent || return 1
+	local stuck=$RECV_PID
+	PORT=5304 send $((1 << 20)) || return 1
+	PORT=5304 wait_for 30 eval '(($(recvq) >= 1 << 20))' || { echo "h1 has $(PORT=5304 recvq) of 1 MB queued"; return 1; }
+	held=$(drack_stat h1 rx_held)
+	((held >= 4)) || { echo "the never-reading socket holds $held Buffers, not enough to test"; return 1; }
+	snap r h1
+	xfer behind $((96 << 20)) || return 1
+	echo "h1: the stuck socket holds $held Buffers; reading 96 MB behind them: rx_byref +$(delta r h1 rx_byref) rx_copied +$(delta r h1 rx_copied)"
+	(($(delta r h1 rx_byref) >= 1200 && $(delta r h1 rx_copied) == 0)) || return 1
+	held_snapshot || { echo "h1 holds $HELD, h0 lent $((I2 + I64))"; return 1; }
+	((HELD <= held + 2)) || { echo "h1 still holds $HELD Buffers, the stuck socket $held"; return 1; }
+	kill_pid "$stuck"
+	wait_for 10 held_none || { echo "h1 still holds $(drack_stat h1 rx_held) Buffers after close"; return 1; }
+	drack_check_buffers_home
+}
+ktap_check reader_behind_never_reader reader_behind_never_reader && diag "$(grep 'stuck socket' "$DRACK_LOGDIR/check.out")"
+drack_kill_bg >/dev/null 2>&1
 
 # A receiver holds at most half of what its sender lends one peer: with
 # peer_max_lent_mb=2 (published in the host table) and rx_ref_max_mb=4,
