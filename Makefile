@@ -22,6 +22,9 @@
 #                  (2 racks x 2 VMs)
 # make bench-failover  NIC-pool failover time, a hung owner and a link down,
 #                  20 trials each, timed on the wire (tests/net/failover.sh)
+# make bench-insns  guest instructions per 64 B round trip and per MB of a
+#                  TCP stream, rack0 vs veth, counted by QEMU (TCG plugin
+#                  tests/bench/insn-prof.c): exact, whatever the host's load
 # make eval     DRack's application evaluation on the lab racks (2 racks x 2
 #               VMs): Redis hot-key incast, Gloo ring all-reduce and parameter
 #               server, ToR vs drack over theta, intra-rack tcp-rr, CXL latency;
@@ -42,7 +45,7 @@ USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -I$(CURDIR)/kmod -I$(CURDIR)/lib
 
 export CC CFLAGS USER_CFLAGS
 
-.PHONY: all kmod lib tools tests-bin unit netlink-gen dkms-install check check-612 check-debug demo demo-netns bench bench-vms bench-nic bench-sched bench-failover bench-stages eval clean install deb deb-check
+.PHONY: all kmod lib tools tests-bin unit netlink-gen dkms-install check check-612 check-debug demo demo-netns bench bench-vms bench-nic bench-sched bench-failover bench-stages bench-insns eval clean install deb deb-check
 
 all: kmod lib tools tests-bin
 
@@ -123,6 +126,9 @@ eval:
 
 bench-stages:
 	bash tests/bench/bench.sh stages
+
+bench-insns:
+	bash tests/bench/insns.sh
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
