@@ -32,9 +32,10 @@ struct drack_held_buf {
 };
 
 /*
- * Held Buffers in arrival order, a ring: sockets let go of their data in
- * order, so the oldest come back first. One let go of out of order is
- * handed back at once and leaves a gap (size 0) until the head passes.
+ * Held Buffers, a ring in arrival order (but for those held long, moved
+ * from the head to the tail): sockets let go of their data in order, so
+ * the oldest come back first. One let go of out of order is handed back
+ * at once and leaves a gap (size 0) until the head passes.
  */
 struct drack_held {
 	struct drack_held_buf *buf;	/* NULL: this pool is copied out */

@@ -28,9 +28,9 @@
  */
 #define DRACK_RX_HDR_MAX	256
 #define DRACK_HELD_MAX		1024	/* Buffers of one peer held, at most */
-#define DRACK_HELD_SCAN		128	/* held slots visited per poll, at most */
-#define DRACK_HELD_MISSES	4	/* from the head: still held, then stop */
-#define DRACK_HELD_OLD		(HZ / 10) /* held longer: no longer a miss */
+#define DRACK_HELD_SCAN		128	/* held Buffers checked per part of a poll */
+#define DRACK_HELD_MISSES	4	/* behind the head: still held, then stop */
+#define DRACK_HELD_OLD		(HZ / 10) /* held longer at the head: to the tail */
 #define DRACK_HELD_ROTATE	4	/* further on, checked per poll in turn */
 
 static_assert(!(DRACK_HELD_MAX & (DRACK_HELD_MAX - 1)));
@@ -189,7 +189,7 @@ struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct napi_struct *napi,
 		if (!skb)
 			return NULL;
 		b = drack_held_at(h, h->n++);
-		h->live++;
+		WRITE_ONCE(h->live, h->live + 1);
 		b->off = off;
 		b->len = len;
 		b->size = size;
@@ -230,7 +230,7 @@ static u32 drack_rxref_drop(struct drack_dev *dd, struct drack_peer *p)
 		drack_stat_add(&dd->stats, DRACK_S_RX_HELD, -(u64)n);
 	h->head = 0;
 	h->n = 0;
-	h->live = 0;
+	WRITE_ONCE(h->live, 0);
 	h->next = 0;
 	h->bytes = 0;
 	return n;
@@ -262,17 +262,32 @@ static int drack_rxref_check(struct drack_dev *dd, struct drack_peer *p,
 		(*space)--;
 	}
 	h->bytes -= b->size;
-	h->live--;
+	WRITE_ONCE(h->live, h->live - 1);
 	b->size = 0;
 	return 1;
+}
+
+/* Drop the head slot, a gap now. */
+static void drack_held_pop(struct drack_held *h)
+{
+	h->head = (h->head + 1) & (h->cap - 1);
+	h->n--;
+	if (h->next)
+		h->next--;
+}
+
+static bool drack_held_recent(const struct drack_held_buf *b)
+{
+	return (u32)jiffies - b->since < DRACK_HELD_OLD;
 }
 
 u32 drack_rxref_reclaim(struct drack_dev *dd, struct drack_peer *p,
 			bool alive, int *space)
 {
 	struct drack_held *h = &p->held;
-	u32 i, misses = 0, visits = 0, gen, done = 0;
-	bool fenced = false, front = true;
+	u32 i, seen, limit, misses = 0, visits = 0, gen, done = 0;
+	struct drack_held_buf *b, moved;
+	bool fenced = false;
 	int r = 0;
 
 	if (!h->live) {
@@ -286,53 +301,65 @@ u32 drack_rxref_reclaim(struct drack_dev *dd, struct drack_peer *p,
 	}
 	gen = le32_to_cpu(READ_ONCE(drack_host_entry(dd->pool, p->id)->generation));
 	/*
-	 * Oldest first, until a few recent ones are still held. One held
-	 * long at the head goes to the tail: a socket that never reads must
-	 * not hold back what others let go of behind its Buffers.
+	 * The head, oldest first: gaps go, what the stack let go of goes
+	 * back, and one held over 100 ms moves to the tail, so that a
+	 * socket that never reads holds back no Buffer behind its own. A
+	 * recent one still held ends this part: sockets read in order.
 	 */
-	for (i = 0; i < h->n && misses < DRACK_HELD_MISSES &&
-	     visits < DRACK_HELD_SCAN; i++, visits++) {
-		struct drack_held_buf *b = drack_held_at(h, i);
-
-		if (!b->size)
-			continue;
-		r = drack_rxref_check(dd, p, b, gen, space, &fenced);
-		if (r < 0)
-			break;
-		if (r) {
-			done++;
-		} else if ((s32)((u32)jiffies - b->since) < DRACK_HELD_OLD) {
-			misses++;
-			front = false;
-		} else if (front && h->n < h->cap) {
-			*drack_held_at(h, h->n++) = *b;
-			b->size = 0;
-		} else {
-			front = false;
+	limit = h->n;
+	for (seen = 0; seen < limit && visits < DRACK_HELD_SCAN; seen++) {
+		b = drack_held_at(h, 0);
+		if (b->size) {
+			visits++;
+			r = drack_rxref_check(dd, p, b, gen, space, &fenced);
+			if (r < 0)
+				break;
+			if (!r && drack_held_recent(b))
+				break;
+			if (r) {
+				done++;
+			} else {
+				moved = *b;
+				b->size = 0;
+				drack_held_pop(h);
+				*drack_held_at(h, h->n++) = moved;
+				continue;
+			}
 		}
+		drack_held_pop(h);
 	}
-	/* Then a few further on, in turn: sockets read at their own pace. */
-	for (i = 0; r >= 0 && i < DRACK_HELD_ROTATE && h->live &&
-	     visits < DRACK_HELD_SCAN; visits++, h->next++) {
-		struct drack_held_buf *b;
-
-		if (h->next >= h->n)
-			h->next = 0;
-		b = drack_held_at(h, h->next);
+	/* Behind it, until a few more are still held. */
+	for (i = 1; r >= 0 && i < h->n && misses < DRACK_HELD_MISSES &&
+	     visits < DRACK_HELD_SCAN; i++) {
+		b = drack_held_at(h, i);
 		if (!b->size)
 			continue;
-		i++;
+		visits++;
 		r = drack_rxref_check(dd, p, b, gen, space, &fenced);
 		if (r > 0)
 			done++;
+		else if (!r)
+			misses++;
 	}
-	/* The head moves past what is gone. */
-	while (h->n && !drack_held_at(h, 0)->size) {
-		h->head = (h->head + 1) & (h->cap - 1);
-		h->n--;
-		if (h->next)
-			h->next--;
+	/* Then a few further on, in turn: sockets read at their own pace. */
+	for (i = 0, visits = 0; r >= 0 && i < DRACK_HELD_ROTATE && h->live &&
+	     visits < DRACK_HELD_SCAN; visits++) {
+		if (h->next >= h->n)
+			h->next = 0;
+		b = drack_held_at(h, h->next);
+		if (b->size) {
+			i++;
+			r = drack_rxref_check(dd, p, b, gen, space, &fenced);
+			if (r < 0)
+				break;
+			if (r)
+				done++;
+		}
+		h->next++;
 	}
+	/* The head moves past what went back behind it. */
+	while (h->n && !drack_held_at(h, 0)->size)
+		drack_held_pop(h);
 	if (done) {
 		drack_stat_add(&dd->stats, DRACK_S_RX_HELD, -(u64)done);
 		dd->held_progress = true;

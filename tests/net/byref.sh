@@ -183,22 +183,33 @@ echo 4 >"$PARAM/rx_ref_max_mb"
 
 # A socket that never reads holds its Buffers at the head of h1's list of
 # held Buffers (oldest first): another socket's Buffers behind them must
-# still go back as it reads. 96 MB is more than the list's 1024 slots, so
-# the gaps behind the stuck head are closed up too. Without that, the
-# reader's Buffers fill the cap and its frames are copied.
+# still go back as it reads. h0 sends the stuck socket 1500-byte frames
+# (TSO off), so that it holds hundreds of 2 KB Buffers, more than a poll
+# looks at (128); the reader's 96 MB is more than the list's 1024 slots.
+# Without that, the reader's Buffers fill the cap and its frames are
+# copied: at most 5% may be.
 reader_behind_never_reader() {
 	local held
 	snap b h1
 	PORT=5304 recv_start stuck --rcvbuf $((32 << 20)) --hold /nonexistent || return 1
 	local stuck=$RECV_PID
-	PORT=5304 send $((1 << 20)) || return 1
+	in_ns h0 ethtool -K rack0 tso off gso off >/dev/null || return 1
+	PORT=5304 send $((1 << 20))
+	local rc=$?
+	in_ns h0 ethtool -K rack0 tso on gso on >/dev/null
+	((rc == 0)) || return 1
 	PORT=5304 wait_for 30 eval '(($(recvq) >= 1 << 20))' || { echo "h1 has $(PORT=5304 recvq) of 1 MB queued"; return 1; }
 	held=$(drack_stat h1 rx_held)
-	((held >= 4)) || { echo "the never-reading socket holds $held Buffers, not enough to test"; return 1; }
+	((held > 128)) || { echo "the never-reading socket holds $held Buffers, not enough to test"; return 1; }
 	snap r h1
 	xfer behind $((96 << 20)) || return 1
 	echo "h1: the stuck socket holds $held Buffers; reading 96 MB behind them: rx_byref +$(delta r h1 rx_byref) rx_copied +$(delta r h1 rx_copied)"
-	(($(delta r h1 rx_byref) >= 1200 && $(delta r h1 rx_copied) == 0)) || return 1
+	# A few copies while the stuck Buffers move out of the way (the first
+	# polls after the reader starts); with the reader's Buffers stuck
+	# behind them, nearly all are copied.
+	local ref cp
+	ref=$(delta r h1 rx_byref) cp=$(delta r h1 rx_copied)
+	((ref >= 1200 && cp * 20 <= ref + cp)) || return 1
 	held_snapshot || { echo "h1 holds $HELD, h0 lent $((I2 + I64))"; return 1; }
 	((HELD <= held + 2)) || { echo "h1 still holds $HELD Buffers, the stuck socket $held"; return 1; }
 	kill_pid "$stuck"
