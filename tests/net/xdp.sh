@@ -231,7 +231,15 @@ detach_under_traffic() {
 	echo
 	ping_ok h0 "$(ip4 1)"
 }
-ktap_check detach_under_traffic detach_under_traffic
+# Quarantined on 6.12: once there (CI, 2026-11-27) the kernel oopsed on
+# an int3 in bpf_dispatcher_xdp_func that text_poke_bp had already
+# replaced, likely QEMU TCG running a stale translation of patched code
+# on another vCPU (Documentation/testing.rst). Runs on 6.1.
+if [[ $(uname -r) == 6.12.* && -z ${DRACK_XDP_SWAPS_612:-} ]]; then
+	ktap_skip detach_under_traffic "program swaps under traffic quarantined on 6.12 (TCG int3 oops); DRACK_XDP_SWAPS_612=1 runs them"
+else
+	ktap_check detach_under_traffic detach_under_traffic
+fi
 
 # h1's rack0 goes with a program on it and a devmap entry pointing at it.
 link_del_with_prog() {
