@@ -190,7 +190,6 @@ echo 4 >"$PARAM/rx_ref_max_mb"
 # copied: at most 5% may be.
 reader_behind_never_reader() {
 	local held
-	snap b h1
 	PORT=5304 recv_start stuck --rcvbuf $((32 << 20)) --hold /nonexistent || return 1
 	local stuck=$RECV_PID
 	in_ns h0 ethtool -K rack0 tso off gso off >/dev/null || return 1
