@@ -44,18 +44,23 @@ static void drack_nic_port_refill(struct drack_nic_port *vp)
 		napi_schedule(drack_dev_napi(dd));	/* asks the FM for Sections */
 }
 
-/* Give back TX Buffers the owner is done with (tx_lock held). */
-static void drack_nic_port_tx_clean(struct drack_nic_port *vp)
+/*
+ * Give back TX Buffers the owner is done with (tx_lock held). @publish:
+ * the caller is about to publish our index.
+ */
+static void drack_nic_port_tx_clean(struct drack_nic_port *vp, bool publish)
 {
 	u32 cons = drack_ring_consumed(&vp->tx), prod = vp->tx.idx;
 
 	/*
-	 * Consumed beyond what we produced, or our index moved under us:
-	 * garbage was on the ring. What we produced is consumed too; go on
-	 * from the owner's index.
+	 * Consumed beyond what we produced: the owner took garbage off the
+	 * ring (and dropped it). Our index moved under us: garbage is on
+	 * the ring; the owner drops it when it looks, unless we publish
+	 * first. Either way what we produced is consumed too; go on from
+	 * the owner's index.
 	 */
 	if (cons - vp->tx_clean > prod - vp->tx_clean ||
-	    drack_ring_prod(&vp->tx) != vp->tx.pub) {
+	    (publish && drack_ring_prod(&vp->tx) != vp->tx.pub)) {
 		for (; vp->tx_clean != prod; vp->tx_clean++)
 			drack_buf_return(&vp->dd->alloc,
 					 vp->tx_off[vp->tx_clean &
@@ -86,7 +91,7 @@ int drack_nic_port_xmit(struct drack_nic_port *vp, struct sk_buff *skb)
 		return -EINVAL;
 	cls = drack_buf_class(len);
 	spin_lock_irqsave(&vp->tx_lock, flags);
-	drack_nic_port_tx_clean(vp);
+	drack_nic_port_tx_clean(vp, true);
 	if (drack_ring_used(&vp->tx) >= vp->tx.size) {
 		err = -ENOSPC;
 		goto out;
@@ -305,7 +310,7 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 	spin_unlock(&vp->rx_lock);
 
 	spin_lock_irq(&vp->tx_lock);
-	drack_nic_port_tx_clean(vp);
+	drack_nic_port_tx_clean(vp, false);
 	spin_unlock_irq(&vp->tx_lock);
 	drack_nic_port_wake(vp);
 	rcu_read_unlock();

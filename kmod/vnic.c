@@ -323,7 +323,7 @@ void drack_vnic_route(struct drack_vnic *vn, struct drack_nic_port *vp)
 
 static const char drack_vnic_stat_names[][ETH_GSTRING_LEN] = {
 	"via_nic", "failovers", "tx_dropped",
-	"port_tx_packets", "port_tx_full", "port_rx_packets",
+	"port_tx_packets", "port_tx_full", "port_tx_bad_ring", "port_rx_packets",
 	"port_rx_bad", "port_rx_no_vnic", "port_rx_filtered",
 	/* What the owner carrying the vNIC dropped (enum drack_vq_drop) */
 	"drop_spoofed", "drop_oversize", "drop_link_local", "drop_filtered",
@@ -368,15 +368,16 @@ static void drack_vnic_get_stats(struct net_device *ndev,
 		drack_counters_fold(&vp->st, v);
 		data[3] = v[DRACK_PS_TX_PACKETS];
 		data[4] = v[DRACK_PS_TX_FULL];
-		data[5] = v[DRACK_PS_RX_PACKETS];
-		data[6] = v[DRACK_PS_RX_BAD];
-		data[7] = v[DRACK_PS_RX_NO_VNIC];
-		data[8] = v[DRACK_PS_RX_FILTERED];
+		data[5] = v[DRACK_PS_TX_BAD_RING];
+		data[6] = v[DRACK_PS_RX_PACKETS];
+		data[7] = v[DRACK_PS_RX_BAD];
+		data[8] = v[DRACK_PS_RX_NO_VNIC];
+		data[9] = v[DRACK_PS_RX_FILTERED];
 	}
 	rcu_read_unlock();
 	drack_vnic_drops(vn, drops);
 	for (i = 0; i < DRACK_VQ_DROP_NR; i++)
-		data[9 + i] = drops[i];
+		data[10 + i] = drops[i];
 }
 
 const struct ethtool_ops drack_vnic_ethtool_ops = {
