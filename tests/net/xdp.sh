@@ -209,13 +209,15 @@ redirect_from_veth() {
 }
 ktap_check redirect_from_veth redirect_from_veth
 
-# Programs replaced and removed 20 times while h0 floods h1.
+# Programs replaced and removed 20 times (DRACK_XDP_SWAPS) while h0
+# floods h1.
 detach_under_traffic() {
 	local i progs=(xdp_count xdp_drop xdp_tx xdp_redirect xdp_abort)
-	bg flood_udp ip netns exec h0 "${UDP[@]}" send "$(ip4 1)" "$PORT" 2000
+	local swaps=${DRACK_XDP_SWAPS:-20}
+	bg flood_udp ip netns exec h0 "${UDP[@]}" send "$(ip4 1)" "$PORT" $((swaps * 100))
 	local udp=$BG_PID
-	bg flood_ping ip netns exec h0 ping -q -i 0.01 -c 1000 "$(ip4 1)"
-	for ((i = 0; i < 20; i++)); do
+	bg flood_ping ip netns exec h0 ping -q -i 0.01 -c $((swaps * 50)) "$(ip4 1)"
+	for ((i = 0; i < swaps; i++)); do
 		if ((i % 6 == 5)); then
 			ip -n h1 link set dev rack0 xdp off || return 1
 		else
