@@ -45,9 +45,9 @@ USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -I$(CURDIR)/kmod -I$(CURDIR)/lib
 
 export CC CFLAGS USER_CFLAGS
 
-.PHONY: all kmod lib tools tests-bin unit netlink-gen dkms-install check check-612 check-debug demo demo-netns bench bench-vms bench-nic bench-sched bench-failover bench-stages bench-insns eval clean install deb deb-check
+.PHONY: all kmod lib tools tests-bin bench-bin unit netlink-gen dkms-install check check-612 check-debug demo demo-netns bench bench-vms bench-nic bench-sched bench-failover bench-stages bench-insns eval clean install deb deb-check
 
-all: kmod lib tools tests-bin
+all: kmod lib tools tests-bin bench-bin
 
 kmod:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
@@ -71,6 +71,17 @@ tests-bin: lib
 
 unit:
 	$(MAKE) -C tests/unit run
+
+# make bench-insns's QEMU plugin and load, built with everything so that a
+# change that breaks them fails the build step of make check.
+BENCH_BIN := tests/bench/insn-prof.so tests/bench/insn-load
+bench-bin: $(BENCH_BIN)
+
+tests/bench/insn-prof.so: tests/bench/insn-prof.c
+	$(CC) -O2 -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -o $@ $<
+
+tests/bench/insn-load: tests/bench/insn-load.c
+	$(CC) -O2 -std=gnu11 -Wall -Wextra -Werror -o $@ $<
 
 netlink-gen:
 	bash tools/ynl/regen.sh
@@ -142,7 +153,7 @@ clean:
 	-$(MAKE) -C tests clean
 	-$(MAKE) -C tests/unit clean
 	-$(MAKE) -C tests/eval clean
-	rm -rf .build-612
+	rm -rf .build-612 $(BENCH_BIN)
 
 # The packages are built from a copy of the tracked and new (not ignored)
 # files: dpkg-buildpackage cleans the tree it builds in, this one keeps its

@@ -16,11 +16,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 bash tests/install-deps.sh
-make -s kmod tools
+make -s kmod tools bench-bin
 out=$(mktemp -d /tmp/drack-insns.XXXXXX)
-cc -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
-	-o "$out/insn-prof.so" tests/bench/insn-prof.c
-cc -O2 -Wall -Wextra -Werror -o "$out/insn-load" tests/bench/insn-load.c
+cp tests/bench/insn-prof.so tests/bench/insn-load "$out/"
 env="DRACK_INSNS_COUNT=${DRACK_INSNS_COUNT:-2000} DRACK_INSNS_MB=${DRACK_INSNS_MB:-64}"
 env+=" DRACK_INSNS_REPS=${DRACK_INSNS_REPS:-3}"
 env+=" DRACK_INSNS_LOAD=$out/insn-load"
