@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make          drack.ko (against the newest installed 6.1 headers), libdrack, tools
+# make          drack.ko (against the newest installed 6.1 headers), libdrack, tools,
+#               the test helpers and make bench-insns's plugin and load (bench-bin)
 # make check    install test dependencies, build, run the unit tests, then
 #               every other test in QEMU guests
 # make unit     the unit tests alone (tests/unit, user space, no guest)
