@@ -45,22 +45,24 @@ static void drack_nic_port_refill(struct drack_nic_port *vp)
 }
 
 /*
- * Give back TX Buffers the owner is done with (tx_lock held). @publish:
- * the caller is about to publish our index.
+ * Give back TX Buffers the owner is done with (tx_lock held); returns
+ * the free slots. @publish: the caller is about to publish our index.
  */
-static void drack_nic_port_tx_clean(struct drack_nic_port *vp, bool publish)
+static u32 drack_nic_port_tx_clean(struct drack_nic_port *vp, bool publish)
 {
 	u32 cons = drack_ring_consumed(&vp->tx), prod = vp->tx.idx;
+	u32 shown = drack_ring_prod(&vp->tx);
 
 	/*
 	 * Consumed beyond what we produced: the owner took garbage off the
 	 * ring (and dropped it). Our index moved under us: garbage is on
-	 * the ring; the owner drops it when it looks, unless we publish
-	 * first. Either way what we produced is consumed too; go on from
-	 * the owner's index.
+	 * the ring; the owner drops it when it looks, so a poll waits for
+	 * that (the owner's index reaching it) unless we publish first.
+	 * Either way what we produced is consumed too; go on from the
+	 * owner's index.
 	 */
 	if (cons - vp->tx_clean > prod - vp->tx_clean ||
-	    (publish && drack_ring_prod(&vp->tx) != vp->tx.pub)) {
+	    (shown != vp->tx.pub && (publish || cons == shown))) {
 		for (; vp->tx_clean != prod; vp->tx_clean++)
 			drack_buf_return(&vp->dd->alloc,
 					 vp->tx_off[vp->tx_clean &
@@ -69,12 +71,14 @@ static void drack_nic_port_tx_clean(struct drack_nic_port *vp, bool publish)
 		drack_ring_resync_producer(&vp->tx, cons);
 		vp->tx_clean = cons;
 		drack_counter_inc(&vp->st, DRACK_PS_TX_BAD_RING);
-		return;
+		return vp->tx.size;
 	}
 	for (; vp->tx_clean != cons; vp->tx_clean++)
 		drack_buf_return(&vp->dd->alloc,
 				 vp->tx_off[vp->tx_clean & (vp->tx.size - 1)],
 				 vp->owner);
+	/* Counted in our own memory: the owner's index is read once. */
+	return vp->tx.size - (vp->tx.idx - vp->tx_clean);
 }
 
 int drack_nic_port_xmit(struct drack_nic_port *vp, struct sk_buff *skb)
@@ -91,8 +95,7 @@ int drack_nic_port_xmit(struct drack_nic_port *vp, struct sk_buff *skb)
 		return -EINVAL;
 	cls = drack_buf_class(len);
 	spin_lock_irqsave(&vp->tx_lock, flags);
-	drack_nic_port_tx_clean(vp, true);
-	if (drack_ring_used(&vp->tx) >= vp->tx.size) {
+	if (!drack_nic_port_tx_clean(vp, true)) {
 		err = -ENOSPC;
 		goto out;
 	}
@@ -269,13 +272,14 @@ static int drack_nic_port_rx(struct drack_nic_port *vp, int budget)
 	return n;
 }
 
-static void drack_nic_port_wake(struct drack_nic_port *vp)
+/* Wake the vNICs waiting on this port once a quarter of it is @free. */
+static void drack_nic_port_wake(struct drack_nic_port *vp, u32 free)
 {
 	struct drack_nic_host *nh = &vp->dd->nic;
 	struct drack_vnic *vn;
 	u32 v;
 
-	if (vp->tx.size - drack_ring_used(&vp->tx) < vp->tx.size / 4)
+	if (free < vp->tx.size / 4)
 		return;
 	WRITE_ONCE(vp->ctl->flags, 0);
 	for (v = 0; v < DRACK_MAX_NICS; v++) {
@@ -290,6 +294,7 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 {
 	struct drack_nic_port *vp = container_of(napi, struct drack_nic_port, napi);
 	struct drack_dev *dd = vp->dd;
+	u32 free;
 	int done;
 
 	if (unlikely(!budget))	/* netpoll: see drack_napi_poll() */
@@ -310,9 +315,9 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 	spin_unlock(&vp->rx_lock);
 
 	spin_lock_irq(&vp->tx_lock);
-	drack_nic_port_tx_clean(vp, false);
+	free = drack_nic_port_tx_clean(vp, false);
 	spin_unlock_irq(&vp->tx_lock);
-	drack_nic_port_wake(vp);
+	drack_nic_port_wake(vp, free);
 	rcu_read_unlock();
 
 	if (done < budget && napi_complete_done(napi, done) &&
@@ -321,9 +326,15 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 	return done;
 }
 
+/*
+ * Work for the poll: completions, posts to refill, or vNICs waiting for
+ * TX room (polled each heartbeat then: the owner may never ring us, if
+ * someone moved our ring's producer index back to where it stands).
+ */
 bool drack_nic_port_pending(struct drack_nic_port *vp)
 {
-	return drack_ring_pending(&vp->done) || vp->refill_short;
+	return drack_ring_pending(&vp->done) || vp->refill_short ||
+	       (le32_to_cpu(READ_ONCE(vp->ctl->flags)) & DRACK_VQ_F_TX_WAIT);
 }
 
 /* Which of our vNICs go through this NIC (RTNL). */

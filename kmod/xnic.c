@@ -236,24 +236,26 @@ static int drack_xnic_tx_host(struct drack_xnic *x, u32 h, int quota)
 {
 	struct drack_ring *r = &x->hosts[h].tx;
 	struct drack_ref ref;
+	bool bad;
 	int n, i;
 
 	n = drack_ring_avail(r);
-	if (n < 0) {
+	bad = n < 0;
+	if (bad) {
 		drack_counter_inc(&x->st, DRACK_XS_TX_BAD);
-		return 0;
+		n = 0;
 	}
 	n = min(n, quota);
 	for (i = 0; i < n; i++) {
 		memcpy(&ref, drack_ring_peek(r, i), sizeof(ref));
 		drack_xnic_tx_one(x, h, &ref);
 	}
-	if (n) {
+	if (n)
 		drack_ring_consume(r, n);
-		if (le32_to_cpu(READ_ONCE(x->hosts[h].ctl->flags)) &
-		    DRACK_VQ_F_TX_WAIT)
-			drack_pool_kick(x->dd->pool, h);
-	}
+	/* Room made, or a bad index moved ours back: a waiting host looks. */
+	if ((n || bad) && (le32_to_cpu(READ_ONCE(x->hosts[h].ctl->flags)) &
+			   DRACK_VQ_F_TX_WAIT))
+		drack_pool_kick(x->dd->pool, h);
 	return n;
 }
 

@@ -180,13 +180,19 @@ netns_move() {
 }
 ktap_check netns_move netns_move && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
-# vq_inject WHICH NIC HOST N: N garbage entries on the TX ring (what a rogue
-# host could post to the owner) or the RX done ring (what a rogue owner
-# could complete) of (NIC, HOST), straight into the pool's memory.
-vq_inject() {
+# vq_ring WHICH NIC HOST OP ARGS: the TX ring (what a rogue host could post
+# to the owner) or the RX done ring (what a rogue owner could complete) of
+# (NIC, HOST), straight in the pool's memory. OP:
+#   inject N       write N garbage entries and publish them; the last
+#                  word printed is the index of the first
+#   fate START N   of the N entries from START: "read" (the consumer's
+#                  index passed them), "back" (the producer's index went
+#                  back before them: their writer took them back), "wait"
+vq_ring() {
 	python3 - "$DRACK_POOL_DEV" "$@" <<'EOF'
 import mmap, os, struct, sys
-dev, which, nic, host, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+dev, which, nic, host, op = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+args = [int(a) for a in sys.argv[6:]]
 fd = os.open(dev, os.O_RDWR)
 sb = mmap.mmap(fd, 4096)[:144]
 version, = struct.unpack_from("<I", sb, 8)
@@ -200,6 +206,13 @@ rb = lambda e, es: (128 + e * es + 63) & ~63
 blk = nic_area_off + nic * nic_area_size + host * (64 + rb(E, 32) + rb(E, 8) + rb(E, 32))
 ring = blk + 64 if which == "tx" else blk + 64 + rb(E, 32) + rb(E, 8)
 prod, = struct.unpack_from("<I", m, ring)
+cons, = struct.unpack_from("<I", m, ring + 64)
+ahead = lambda i, start: (i - start + (1 << 31)) % (1 << 32) - (1 << 31)
+if op == "fate":
+    start, n = args
+    print("read" if ahead(cons, start) >= n else "back" if ahead(prod, start) < n else "wait")
+    sys.exit(0)
+n, = args
 bad = [(0, 100, host), (pool_size + 4096, 100, host), (2 << 21, 1 << 20, host),
        (3 << 21, 60, 63), (1 << 40, 0, host), ((5 << 21) + 7, 64, host)]
 for i in range(n):
@@ -236,52 +249,57 @@ while time.monotonic() < end:
     time.sleep(0.005)' "$(mac_of x0 br0)" ff:ff:ff:ff:ff:ff
 }
 
-# garbage_try WHICH N: inject N bad entries into WHICH ring of (NIC 1, h0)
-# and wait for the side that reads it to drop them all; returns 2 if the
-# side that writes it published first and so took them back (counted:
-# h0's port_tx_bad_ring, the owner's drops): the caller injects again.
+# garbage_try WHICH N: inject N bad entries into WHICH ring of (NIC 1, h0);
+# its reader (the owner for TX, h0 for completions) must take them and
+# drop them all, counted. Returns 2 if their writer published first and
+# so took them back (the ring's indexes show it): the caller injects
+# again.
 garbage_try() {
-	local which=$1 n=$2 b r p t
+	local which=$1 n=$2 b p t='' out start fate
 	if [[ $which == tx ]]; then
-		b=$(nic_drops 1) r=$(drack_stat h0 port_tx_bad_ring rack0v1) || return 1
-		p=$(drack_stat h0 port_rx_packets rack0v1) || return 1
+		b=$(nic_drops 1) && p=$(drack_stat h0 port_rx_packets rack0v1) || return 1
 		# h0 polls its port of NIC 1 all along: a frame for it every
 		# 5 ms. Polling must not take the injected entries back.
 		rx_trickle; t=$BG_PID
 		wait_for 20 eval '(( $(drack_stat h0 port_rx_packets rack0v1) - p >= 10 ))' ||
-			{ echo "x0's frames do not reach h0 rack0v1"; kill_pid $t; return 1; }
+			{ echo "x0's frames do not reach h0 rack0v1"; kill_pid "$t"; return 1; }
 		p=$(drack_stat h0 port_rx_packets rack0v1)
-		vq_inject tx 1 0 "$n" || { kill_pid $t; return 1; }
-		# The owner takes TX entries at its heartbeat and publishes
-		# its drops at the next.
-		wait_for 10 eval '(( $(nic_drops 1) - b >= n ||
-			$(drack_stat h0 port_tx_bad_ring rack0v1) > r ))'
-		echo "h0 rack0v1 received $(($(drack_stat h0 port_rx_packets rack0v1) - p)) frames from x0 meanwhile"
-		kill_pid $t
-		wait_for 2 eval '(( $(nic_drops 1) - b >= n ))' && return 0
-		(($(drack_stat h0 port_tx_bad_ring rack0v1) > r)) && return 2
 	else
-		b=$(drack_stat h0 port_rx_bad rack0v1) r=$(nic_drops 1) || return 1
-		vq_inject done 1 0 "$n" || return 1
-		# h0 takes completions at its heartbeat; a frame for h0 the
-		# owner wrote first would take them back.
-		wait_for 10 eval '(( $(drack_stat h0 port_rx_bad rack0v1) - b >= n ||
-			$(nic_drops 1) > r ))'
-		wait_for 2 eval '(( $(drack_stat h0 port_rx_bad rack0v1) - b >= n ))' && return 0
-		(($(nic_drops 1) > r)) && return 2
+		b=$(drack_stat h0 port_rx_bad rack0v1) || return 1
 	fi
-	return 1
+	out=$(vq_ring "$which" 1 0 inject "$n") || { [[ -z $t ]] || kill_pid "$t"; return 1; }
+	echo "$out"
+	start=${out##* }
+	# The reader looks at its heartbeat.
+	wait_for 10 eval '[[ $(vq_ring "$which" 1 0 fate "$start" "$n") != wait ]]'
+	fate=$(vq_ring "$which" 1 0 fate "$start" "$n")
+	if [[ -n $t ]]; then
+		echo "h0 rack0v1 received $(($(drack_stat h0 port_rx_packets rack0v1) - p)) frames from x0 meanwhile"
+		kill_pid "$t"
+	fi
+	case $fate in
+	read) ;;
+	back) return 2 ;;
+	*) echo "$which ring: its reader never took the entries"; return 1 ;;
+	esac
+	# Counted: the owner publishes its drops at its next heartbeat.
+	if [[ $which == tx ]]; then
+		wait_for 5 eval '(( $(nic_drops 1) - b >= n ))'
+	else
+		wait_for 5 eval '(( $(drack_stat h0 port_rx_bad rack0v1) - b >= n ))'
+	fi
 }
 
 garbage() {
-	local d0 b0 d1 b1 which n try rc
-	b0=$(nic_drops 1) b1=$(drack_stat h0 port_rx_bad rack0v1) || return 1
+	local d0 b0 d1 b1 which try rc
+	b0=$(nic_drops 1) && b1=$(drack_stat h0 port_rx_bad rack0v1) || return 1
 	# h0 sends nothing until the owner has consumed the garbage: its next
 	# frame (an IPv6 report, an ARP reply) would publish its own index
 	# over the one injected, and the owner's answer would publish its
 	# own over injected completions. Forced: rack0v1's egress drops all
-	# meanwhile. Frames for h0 from elsewhere may still come: a ring
-	# taken back is counted, and injected again.
+	# meanwhile. A frame for h0 from elsewhere may still make the owner
+	# take completions back: the ring shows it, and they are injected
+	# again.
 	in_ns h0 tc qdisc add dev rack0v1 clsact &&
 		in_ns h0 tc filter add dev rack0v1 egress matchall action drop || return 1
 	for which in "tx 12" "done 6"; do
@@ -298,7 +316,7 @@ garbage() {
 	((d0 >= 12 && d1 >= 6)) || return 1
 	wait_for 10 ping_once h0 "$X.100" -I "$X.11" >/dev/null && ping_all
 }
-ktap_check garbage_in_virt_queues_dropped garbage
+ktap_check garbage_in_virt_queues_dropped garbage && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
 # NIC-pool identity (Documentation/nic-pool.rst, "Identity").
 
