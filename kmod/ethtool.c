@@ -16,7 +16,8 @@
  * hands a Buffer back (they stay lent until it leaves or is fenced), as a
  * hostile peer would, to exercise the per-peer Buffer cap. "deaf": it
  * keeps its heartbeat but consumes none of its ref_queues, so peers'
- * Buffers pile up there without the fabric manager declaring it dead.
+ * Buffers pile up there without the fabric manager declaring it dead,
+ * and, as a NIC's owner, reads none of the hosts' TX rings.
  */
 #define DRACK_PRIV_STALL	BIT(0)
 #define DRACK_PRIV_HOARD	BIT(1)
@@ -159,6 +160,11 @@ static int drack_set_priv_flags(struct net_device *ndev, u32 flags)
 		WRITE_ONCE(dd->deaf, deaf);
 		if (!deaf && netif_running(ndev))
 			drack_dev_schedule_napi(dd);
+		if (!deaf) {	/* and the NICs it owns */
+			local_bh_disable();
+			drack_nic_kick(dd);
+			local_bh_enable();
+		}
 	}
 	if (stall == READ_ONCE(dd->stalled))
 		return 0;

@@ -113,6 +113,7 @@ struct drack_nic_port {
 
 	spinlock_t tx_lock;	/* TX ring and tx_off; IRQ-safe: netpoll */
 	u32 tx_clean;				/* oldest entry not cleaned */
+	bool tx_wait;		/* a vNIC waits for room (not the pool's flag) */
 	u64 *tx_off;				/* Buffer per TX slot */
 
 	spinlock_t rx_lock;			/* post/done rings, posted */

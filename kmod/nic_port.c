@@ -128,6 +128,7 @@ out:
 		drack_counter_inc(&vp->st, DRACK_PS_TX_FULL);
 		/* The owner rings us when it has consumed some. */
 		WRITE_ONCE(vp->ctl->flags, cpu_to_le32(DRACK_VQ_F_TX_WAIT));
+		WRITE_ONCE(vp->tx_wait, true);
 	}
 	spin_unlock_irqrestore(&vp->tx_lock, flags);
 	return err;
@@ -281,6 +282,7 @@ static void drack_nic_port_wake(struct drack_nic_port *vp, u32 free)
 
 	if (free < vp->tx.size / 4)
 		return;
+	WRITE_ONCE(vp->tx_wait, false);
 	WRITE_ONCE(vp->ctl->flags, 0);
 	for (v = 0; v < DRACK_MAX_NICS; v++) {
 		vn = rcu_dereference(nh->vnic[v]);
@@ -329,12 +331,13 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 /*
  * Work for the poll: completions, posts to refill, or vNICs waiting for
  * TX room (polled each heartbeat then: the owner may never ring us, if
- * someone moved our ring's producer index back to where it stands).
+ * someone moved our ring's producer index back to where it stands, or
+ * cleared DRACK_VQ_F_TX_WAIT; so our own flag, not the pool's).
  */
 bool drack_nic_port_pending(struct drack_nic_port *vp)
 {
 	return drack_ring_pending(&vp->done) || vp->refill_short ||
-	       (le32_to_cpu(READ_ONCE(vp->ctl->flags)) & DRACK_VQ_F_TX_WAIT);
+	       READ_ONCE(vp->tx_wait);
 }
 
 /* Which of our vNICs go through this NIC (RTNL). */

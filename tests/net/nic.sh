@@ -27,7 +27,7 @@
 . "$(dirname "$0")/lib.sh"
 
 . "$(dirname "$0")/nic-lab.bash"
-ktap_plan 21
+ktap_plan 22
 drack_setup 2 || ktap_finish
 
 ktap_check lab nic_lab
@@ -188,6 +188,9 @@ ktap_check netns_move netns_move && diag "$(cat "$DRACK_LOGDIR/check.out")"
 #   fate START N   of the N entries from START: "read" (the consumer's
 #                  index passed them), "back" (the producer's index went
 #                  back before them: their writer took them back), "wait"
+#   rewind         move the producer index back to the consumer's and
+#                  clear the TX-wait flag: what a hostile host could do
+#                  to a queue that waits for the owner
 vq_ring() {
 	python3 - "$DRACK_POOL_DEV" "$@" <<'EOF'
 import mmap, os, struct, sys
@@ -208,6 +211,11 @@ ring = blk + 64 if which == "tx" else blk + 64 + rb(E, 32) + rb(E, 8)
 prod, = struct.unpack_from("<I", m, ring)
 cons, = struct.unpack_from("<I", m, ring + 64)
 ahead = lambda i, start: (i - start + (1 << 31)) % (1 << 32) - (1 << 31)
+if op == "rewind":
+    struct.pack_into("<I", m, ring, cons)
+    struct.pack_into("<I", m, blk + 4, 0)
+    print("%s ring of NIC %d host %d: producer index %d -> %d, flags cleared" % (which, nic, host, prod, cons))
+    sys.exit(0)
 if op == "fate":
     start, n = args
     print("read" if ahead(cons, start) >= n else "back" if ahead(prod, start) < n else "wait")
@@ -317,6 +325,47 @@ garbage() {
 	wait_for 10 ping_once h0 "$X.100" -I "$X.11" >/dev/null && ping_all
 }
 ktap_check garbage_in_virt_queues_dropped garbage && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
+# A vNIC's queue stopped on a full TX ring starts again even when the
+# ring's producer index is moved back to the owner's consumer index and
+# the TX-wait flag cleared, as a hostile host could: the owner then sees
+# nothing to read and rings nobody, so h0 must find out at its
+# heartbeat. Forced: NIC 1's owner, h1, reads no TX ring while h0 floods
+# rack0v1 (private flag "deaf").
+# qdisc_qlen NS DEV: frames DEV's root qdisc holds
+qdisc_qlen() {
+	tc -n "$1" -s -j qdisc show dev "$2" root | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["qlen"])'
+}
+
+stopped_queue() {
+	local full rc=0
+	full=$(drack_stat h0 port_tx_full rack0v1) || return 1
+	priv_flag h1 deaf on || return 1
+	# (frames the qdisc holds count against the socket: never block)
+	in_ns h0 timeout 20 python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[1], 0))
+s.setblocking(False)
+frame = bytes.fromhex("ffffffffffff" + sys.argv[3].replace(":", "") + "88b5") + bytes(46)
+for i in range(int(sys.argv[2])):
+    try:
+        s.send(frame)
+    except OSError:
+        pass' rack0v1 1000 "$(mac_of h0 rack0v1)"
+	wait_for 5 eval '(( $(drack_stat h0 port_tx_full rack0v1) > full ))' ||
+		{ echo "h0 rack0v1: TX ring never full (port_tx_full $full)"; rc=1; }
+	((rc)) || vq_ring tx 1 0 rewind || rc=1
+	priv_flag h1 deaf off || return 1
+	((rc == 0)) || return 1
+	echo "h0 rack0v1: port_tx_full $full -> $(drack_stat h0 port_tx_full rack0v1), $(qdisc_qlen h0 rack0v1) frames queued"
+	# Its heartbeat (100 ms) finds the ring empty and wakes the queue,
+	# which empties the qdisc; nothing else need happen meanwhile.
+	wait_for 3 eval '(( $(qdisc_qlen h0 rack0v1) == 0 ))' ||
+		{ echo "h0 rack0v1: its queue stays stopped, $(qdisc_qlen h0 rack0v1) frames queued"; return 1; }
+	wait_for 10 ping_once h0 "$X.100" -I "$X.11" >/dev/null
+}
+ktap_check stopped_queue_restarts stopped_queue && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
 # NIC-pool identity (Documentation/nic-pool.rst, "Identity").
 
