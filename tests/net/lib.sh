@@ -183,13 +183,15 @@ ktap_result() {
 # ktap_check NAME CMD...: run CMD, ok if it succeeds; its output is
 # shown (as diagnostics) only when it fails.
 ktap_check() {
-	local name=$1 out=$DRACK_LOGDIR/check.out rc=0; shift
+	local name=$1 out=$DRACK_LOGDIR/check.out rc=0 t0=$SECONDS; shift
 	"$@" >"$out" 2>&1 </dev/null || rc=$?
 	if ((rc == 0)); then
 		ktap_ok "$name"
 	else
 		ktap_fail "$name" "$(tail -n 25 "$out")" "(rc $rc)"
 	fi
+	# where the suite's time goes (make check's 40-minute budget)
+	((SECONDS - t0 < 10)) || diag "$name took $((SECONDS - t0)) s"
 	return $rc
 }
 
