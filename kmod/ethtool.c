@@ -158,9 +158,9 @@ static int drack_set_priv_flags(struct net_device *ndev, u32 flags)
 		netdev_warn(ndev, "fault injection: host %u %s\n", dd->host,
 			    deaf ? "consumes no reference" : "consumes again");
 		WRITE_ONCE(dd->deaf, deaf);
-		if (!deaf && netif_running(ndev))
-			drack_dev_schedule_napi(dd);
-		if (!deaf) {	/* and the NICs it owns */
+		if (!deaf) {	/* its queues and the NICs it owns */
+			if (netif_running(ndev))
+				drack_dev_schedule_napi(dd);
 			local_bh_disable();
 			drack_nic_kick(dd);
 			local_bh_enable();

@@ -113,7 +113,7 @@ struct drack_nic_port {
 
 	spinlock_t tx_lock;	/* TX ring and tx_off; IRQ-safe: netpoll */
 	u32 tx_clean;				/* oldest entry not cleaned */
-	bool tx_wait;		/* a vNIC waits for room (not the pool's flag) */
+	bool tx_wait;				/* a vNIC waits for room */
 	u64 *tx_off;				/* Buffer per TX slot */
 
 	spinlock_t rx_lock;			/* post/done rings, posted */
@@ -152,6 +152,8 @@ struct drack_nic_host {
 	struct drack_xnic __rcu *xnic[DRACK_MAX_NICS];
 	struct drack_nic_port __rcu *vport[DRACK_MAX_NICS];
 	struct drack_vnic __rcu *vnic[DRACK_MAX_NICS];
+	/* xnic[] and vport[] slots in use (RTNL): doorbells skip none */
+	u32 busy_slots;
 	struct work_struct work;		/* reconcile with the pool */
 	/* Detached ports whose owner has not let go yet, outside RTNL. */
 	spinlock_t detach_lock;

@@ -282,8 +282,6 @@ static void drack_nic_port_wake(struct drack_nic_port *vp, u32 free)
 
 	if (free < vp->tx.size / 4)
 		return;
-	WRITE_ONCE(vp->tx_wait, false);
-	WRITE_ONCE(vp->ctl->flags, 0);
 	for (v = 0; v < DRACK_MAX_NICS; v++) {
 		vn = rcu_dereference(nh->vnic[v]);
 		if (vn && rcu_access_pointer(vn->vp) == vp &&
@@ -318,6 +316,11 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 
 	spin_lock_irq(&vp->tx_lock);
 	free = drack_nic_port_tx_clean(vp, false);
+	/* Under the lock: a transmit that fills the ring after keeps it. */
+	if (free >= vp->tx.size / 4 && READ_ONCE(vp->tx_wait)) {
+		WRITE_ONCE(vp->tx_wait, false);
+		WRITE_ONCE(vp->ctl->flags, 0);
+	}
 	spin_unlock_irq(&vp->tx_lock);
 	drack_nic_port_wake(vp, free);
 	rcu_read_unlock();
@@ -420,6 +423,7 @@ struct drack_nic_port *drack_nic_port_attach(struct drack_dev *dd, u32 nic)
 	netif_napi_add(dd->ndev, &vp->napi, drack_nic_port_poll);
 	napi_enable(&vp->napi);
 	rcu_assign_pointer(dd->nic.vport[nic], vp);
+	WRITE_ONCE(dd->nic.busy_slots, dd->nic.busy_slots + 1);
 	drack_pool_kick(pool, owner);
 	return vp;
 }
@@ -471,6 +475,7 @@ void drack_nic_port_detach(struct drack_nic_port *vp, bool owner_gone)
 
 	ASSERT_RTNL();
 	RCU_INIT_POINTER(nh->vport[vp->nic], NULL);
+	WRITE_ONCE(nh->busy_slots, nh->busy_slots - 1);
 	vp->detach_seq = le32_to_cpu(READ_ONCE(vp->ctl->seq));
 	if (drack_dev_active(dd)) {
 		WRITE_ONCE(vp->ctl->attached, 0);

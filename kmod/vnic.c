@@ -28,8 +28,15 @@ static netdev_tx_t drack_vnic_xmit(struct sk_buff *skb, struct net_device *ndev)
 	err = drack_nic_port_xmit(vp, skb);
 	if (err == -ENOSPC) {
 		netif_stop_queue(ndev);
-		/* The vport's NAPI wakes us; it may have run already. */
+		/*
+		 * The vport's NAPI wakes us; it may have run already. Rerouted
+		 * meanwhile, the old port's NAPI will not: drack_vnic_route()
+		 * may have looked before we stopped (pairs with its smp_mb()).
+		 */
 		napi_schedule(&vp->napi);
+		smp_mb();	/* stopped before the look at vn->vp */
+		if (unlikely(rcu_access_pointer(vn->vp) != vp))
+			netif_wake_queue(ndev);
 		return NETDEV_TX_BUSY;
 	}
 	if (err)
@@ -317,6 +324,7 @@ void drack_vnic_route(struct drack_vnic *vn, struct drack_nic_port *vp)
 		netif_carrier_on(vn->ndev);
 	else
 		__netdev_notify_peers(vn->ndev);
+	smp_mb();	/* vn->vp before the look: pairs with drack_vnic_xmit() */
 	if (netif_queue_stopped(vn->ndev))
 		netif_wake_queue(vn->ndev);
 }

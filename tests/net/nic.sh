@@ -338,8 +338,10 @@ qdisc_qlen() {
 }
 
 stopped_queue() {
-	local full rc=0
-	full=$(drack_stat h0 port_tx_full rack0v1) || return 1
+	local full bad q rc=0
+	[[ $(drack_stat h0 via_nic rack0v1) == 1 ]] ||
+		{ echo "h0 rack0v1 goes via NIC $(drack_stat h0 via_nic rack0v1), not 1"; return 1; }
+	full=$(drack_stat h0 port_tx_full rack0v1) && bad=$(drack_stat h0 port_tx_bad_ring rack0v1) || return 1
 	priv_flag h1 deaf on || return 1
 	# (frames the qdisc holds count against the socket: never block)
 	in_ns h0 timeout 20 python3 -c '
@@ -355,15 +357,23 @@ for i in range(int(sys.argv[2])):
         pass' rack0v1 1000 "$(mac_of h0 rack0v1)"
 	wait_for 5 eval '(( $(drack_stat h0 port_tx_full rack0v1) > full ))' ||
 		{ echo "h0 rack0v1: TX ring never full (port_tx_full $full)"; rc=1; }
+	q=$(qdisc_qlen h0 rack0v1)
+	((rc || q > 0)) || { echo "h0 rack0v1: queue not stopped, its qdisc holds nothing"; rc=1; }
 	((rc)) || vq_ring tx 1 0 rewind || rc=1
-	priv_flag h1 deaf off || return 1
+	priv_flag h1 deaf off || priv_flag h1 deaf off || return 1
 	((rc == 0)) || return 1
-	echo "h0 rack0v1: port_tx_full $full -> $(drack_stat h0 port_tx_full rack0v1), $(qdisc_qlen h0 rack0v1) frames queued"
-	# Its heartbeat (100 ms) finds the ring empty and wakes the queue,
-	# which empties the qdisc; nothing else need happen meanwhile.
-	wait_for 3 eval '(( $(qdisc_qlen h0 rack0v1) == 0 ))' ||
-		{ echo "h0 rack0v1: its queue stays stopped, $(qdisc_qlen h0 rack0v1) frames queued"; return 1; }
-	wait_for 10 ping_once h0 "$X.100" -I "$X.11" >/dev/null
+	echo "h0 rack0v1: port_tx_full $full -> $(drack_stat h0 port_tx_full rack0v1), $q frames queued"
+	# Its heartbeat (100 ms) finds the ring moved back and wakes the
+	# queue, which empties the qdisc; nothing else need happen meanwhile.
+	if ! wait_for 3 eval '(( $(qdisc_qlen h0 rack0v1) == 0 ))'; then
+		echo "h0 rack0v1: its queue stays stopped, $(qdisc_qlen h0 rack0v1) frames queued"
+		ip -n h0 link set rack0v1 down && ip -n h0 link set rack0v1 up
+		return 1
+	fi
+	echo "port_tx_bad_ring $bad -> $(drack_stat h0 port_tx_bad_ring rack0v1)"
+	(($(drack_stat h0 port_tx_bad_ring rack0v1) > bad)) || return 1
+	wait_for 10 ping_once h0 "$X.100" -I "$X.11" >/dev/null ||
+		{ echo "h0 rack0v1: no ping to $X.100 after"; return 1; }
 }
 ktap_check stopped_queue_restarts stopped_queue && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
