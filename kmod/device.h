@@ -177,6 +177,7 @@ void drack_rx_held_timer(struct timer_list *t);
 
 /* rxref.c: receive by reference */
 #define DRACK_RX_COPYBREAK	256		/* default rx-copybreak */
+#define DRACK_RX_SMALL		256		/* up past GRO (rx.c) */
 int drack_rxref_init(struct drack_dev *dd);
 void drack_rxref_free(struct drack_dev *dd);
 /*

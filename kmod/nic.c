@@ -107,7 +107,9 @@ void drack_nic_kick(struct drack_dev *dd)
 	struct drack_nic_port *vp;
 	u32 n;
 
-	/* Every doorbell comes here: only the pool's NIC slots. */
+	/* Every doorbell comes here: a host with no NIC work stops here. */
+	if (!READ_ONCE(nh->busy_slots))
+		return;
 	rcu_read_lock();
 	for (n = 0; n < dd->pool->geo.max_nics; n++) {
 		x = rcu_dereference(nh->xnic[n]);
@@ -128,6 +130,8 @@ bool drack_nic_pending(struct drack_dev *dd)
 	bool pending = false;
 	u32 n;
 
+	if (!READ_ONCE(nh->busy_slots))
+		return false;
 	rcu_read_lock();
 	for (n = 0; n < dd->pool->geo.max_nics && !pending; n++) {
 		x = rcu_dereference(nh->xnic[n]);

@@ -7,6 +7,7 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/virtio_net.h>
+#include <net/busy_poll.h>
 #include "cxl_delay.h"
 #include "device.h"
 #include "trace.h"
@@ -374,13 +375,27 @@ static bool drack_rx_arm(struct drack_rxq *rq)
 	return pending;
 }
 
-/* Pass what this poll built up the stack, rx_lock dropped. */
+/*
+ * Pass what this poll built up the stack, rx_lock dropped. A small frame
+ * (a short request, a pure ACK) gives GRO nothing to merge: while GRO
+ * holds nothing, it goes up at once, without GRO's flow lookup and the
+ * list receive after it. Once GRO holds a frame, all that follow go
+ * there too, so a flow stays in order.
+ */
 static void drack_rx_up(struct drack_rxq *rq)
 {
+	struct napi_struct *napi = &rq->napi;
 	struct sk_buff *skb;
 
-	while ((skb = __skb_dequeue(&rq->deliver)))
-		napi_gro_receive(&rq->napi, skb);
+	while ((skb = __skb_dequeue(&rq->deliver))) {
+		if (skb->len <= DRACK_RX_SMALL && !skb->data_len &&
+		    !napi->gro_bitmask && !napi->rx_count) {
+			skb_mark_napi_id(skb, napi);
+			netif_receive_skb(skb);
+		} else {
+			napi_gro_receive(napi, skb);
+		}
+	}
 }
 
 int drack_napi_poll(struct napi_struct *napi, int budget)

@@ -494,6 +494,7 @@ int drack_xnic_export(struct drack_dev *dd, struct net_device *lower,
 	}
 	netdev_hold(lower, &x->lower_tracker, GFP_KERNEL);
 	rcu_assign_pointer(dd->nic.xnic[id], x);
+	WRITE_ONCE(dd->nic.busy_slots, dd->nic.busy_slots + 1);
 	WRITE_ONCE(e->state, cpu_to_le32(drack_xnic_state_now(lower)));
 	netdev_info(dd->ndev, "exported %s as NIC %u of pool %u (generation %u)\n",
 		    lower->name, id, pool->id, x->gen);
@@ -528,6 +529,7 @@ void drack_xnic_unexport(struct drack_xnic *x)
 	napi_disable(&x->napi);
 	netif_napi_del(&x->napi);
 	RCU_INIT_POINTER(dd->nic.xnic[x->id], NULL);
+	WRITE_ONCE(dd->nic.busy_slots, dd->nic.busy_slots - 1);
 	synchronize_net();
 
 	/* No frame is copied any more: hosts may take their Buffers back. */
