@@ -158,13 +158,8 @@ static int drack_set_priv_flags(struct net_device *ndev, u32 flags)
 		netdev_warn(ndev, "fault injection: host %u %s\n", dd->host,
 			    deaf ? "consumes no reference" : "consumes again");
 		WRITE_ONCE(dd->deaf, deaf);
-		if (!deaf) {	/* its queues and the NICs it owns */
-			if (netif_running(ndev))
-				drack_dev_schedule_napi(dd);
-			local_bh_disable();
-			drack_nic_kick(dd);
-			local_bh_enable();
-		}
+		if (!deaf)	/* its queues and the NICs it owns */
+			drack_dev_kick(dd);
 	}
 	if (stall == READ_ONCE(dd->stalled))
 		return 0;

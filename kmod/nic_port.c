@@ -273,15 +273,13 @@ static int drack_nic_port_rx(struct drack_nic_port *vp, int budget)
 	return n;
 }
 
-/* Wake the vNICs waiting on this port once a quarter of it is @free. */
-static void drack_nic_port_wake(struct drack_nic_port *vp, u32 free)
+/* Wake the vNICs waiting on this port. */
+static void drack_nic_port_wake(struct drack_nic_port *vp)
 {
 	struct drack_nic_host *nh = &vp->dd->nic;
 	struct drack_vnic *vn;
 	u32 v;
 
-	if (free < vp->tx.size / 4)
-		return;
 	for (v = 0; v < DRACK_MAX_NICS; v++) {
 		vn = rcu_dereference(nh->vnic[v]);
 		if (vn && rcu_access_pointer(vn->vp) == vp &&
@@ -294,7 +292,7 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 {
 	struct drack_nic_port *vp = container_of(napi, struct drack_nic_port, napi);
 	struct drack_dev *dd = vp->dd;
-	u32 free;
+	bool room;
 	int done;
 
 	if (unlikely(!budget))	/* netpoll: see drack_napi_poll() */
@@ -315,14 +313,16 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 	spin_unlock(&vp->rx_lock);
 
 	spin_lock_irq(&vp->tx_lock);
-	free = drack_nic_port_tx_clean(vp, false);
+	/* Waiting vNICs wake once a quarter of the ring is free. */
+	room = drack_nic_port_tx_clean(vp, false) >= vp->tx.size / 4;
 	/* Under the lock: a transmit that fills the ring after keeps it. */
-	if (free >= vp->tx.size / 4 && READ_ONCE(vp->tx_wait)) {
+	if (room && READ_ONCE(vp->tx_wait)) {
 		WRITE_ONCE(vp->tx_wait, false);
 		WRITE_ONCE(vp->ctl->flags, 0);
 	}
 	spin_unlock_irq(&vp->tx_lock);
-	drack_nic_port_wake(vp, free);
+	if (room)
+		drack_nic_port_wake(vp);
 	rcu_read_unlock();
 
 	if (done < budget && napi_complete_done(napi, done) &&
