@@ -422,8 +422,9 @@ struct drack_nic_port *drack_nic_port_attach(struct drack_dev *dd, u32 nic)
 
 	netif_napi_add(dd->ndev, &vp->napi, drack_nic_port_poll);
 	napi_enable(&vp->napi);
-	rcu_assign_pointer(dd->nic.vport[nic], vp);
+	/* Counted first: a doorbell between the two still walks the slots. */
 	WRITE_ONCE(dd->nic.busy_slots, dd->nic.busy_slots + 1);
+	rcu_assign_pointer(dd->nic.vport[nic], vp);
 	drack_pool_kick(pool, owner);
 	return vp;
 }

@@ -376,6 +376,20 @@ static bool drack_rx_arm(struct drack_rxq *rq)
 }
 
 /*
+ * GRO holds no packet and has none waiting for the list receive. Its
+ * state is in struct gro_node from 6.15 (Kbuild); only 6.1 and 6.12 are
+ * built and tested here.
+ */
+static bool drack_rx_gro_idle(const struct napi_struct *napi)
+{
+#ifdef DRACK_HAVE_GRO_NODE
+	return !napi->gro.bitmask && !napi->gro.rx_count;
+#else
+	return !napi->gro_bitmask && !napi->rx_count;
+#endif
+}
+
+/*
  * Pass what this poll built up the stack, rx_lock dropped. A small frame
  * (a short request, a pure ACK) gives GRO nothing to merge: while GRO
  * holds nothing, it goes up at once, without GRO's flow lookup and the
@@ -389,7 +403,7 @@ static void drack_rx_up(struct drack_rxq *rq)
 
 	while ((skb = __skb_dequeue(&rq->deliver))) {
 		if (skb->len <= DRACK_RX_SMALL && !skb->data_len &&
-		    !napi->gro_bitmask && !napi->rx_count) {
+		    drack_rx_gro_idle(napi)) {
 			skb_mark_napi_id(skb, napi);
 			netif_receive_skb(skb);
 		} else {

@@ -493,8 +493,9 @@ int drack_xnic_export(struct drack_dev *dd, struct net_device *lower,
 		netdev_update_features(lower);
 	}
 	netdev_hold(lower, &x->lower_tracker, GFP_KERNEL);
-	rcu_assign_pointer(dd->nic.xnic[id], x);
+	/* Counted first: a doorbell between the two still walks the slots. */
 	WRITE_ONCE(dd->nic.busy_slots, dd->nic.busy_slots + 1);
+	rcu_assign_pointer(dd->nic.xnic[id], x);
 	WRITE_ONCE(e->state, cpu_to_le32(drack_xnic_state_now(lower)));
 	netdev_info(dd->ndev, "exported %s as NIC %u of pool %u (generation %u)\n",
 		    lower->name, id, pool->id, x->gen);
