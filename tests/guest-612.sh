@@ -21,12 +21,18 @@ ko=$PWD/.build-612/kmod/drack.ko
 [[ -n $k612 && -e /boot/vmlinuz-$k612 ]] || { echo "no 6.12 kernel image (tests/install-deps.sh)"; exit 1; }
 [[ -e $ko ]] || { echo "no $ko: run make check-612"; exit 1; }
 bash tests/kernel-selftests.sh >/dev/null	# for drv_net
-(($#)) || set -- basic byref lifetime drv_net xdp queues netconsole
+# Default: without queues.sh's checks of how peers with different queue
+# counts map their ref_queues, drack's own logic the 6.1 guest ran (74 s).
+skip=
+if ((!$#)); then
+	set -- basic byref lifetime drv_net xdp queues netconsole
+	skip="mixed_4_to_1 mixed_4_to_3 mixed_2_to_4"
+fi
 out=$(mktemp "${TMPDIR:-/tmp}/drack-612.XXXXXX")
 trap 'rm -f "$out"' EXIT
 rc=0
 tools/rack/run-guest.sh --kver "$k612" --timeout "${DRACK_GUEST_TIMEOUT:-900}" --name drack-612 -- \
-	"set -o pipefail; DRACK_KO=$ko make -s -C tests run_tests T='$*' | bash tests/vm/ktap-summary.sh" |
+	"set -o pipefail; DRACK_KO=$ko DRACK_SKIP_CHECKS='$skip' make -s -C tests run_tests T='$*' | bash tests/vm/ktap-summary.sh" |
 	tee "$out" || rc=${PIPESTATUS[0]}
 if grep -qE '^ok [0-9]+ selftests: .*# SKIP' "$out"; then
 	echo "# guest-612: a test skipped itself"

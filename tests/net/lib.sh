@@ -181,9 +181,15 @@ ktap_result() {
 }
 
 # ktap_check NAME CMD...: run CMD, ok if it succeeds; its output is
-# shown (as diagnostics) only when it fails.
+# shown (as diagnostics) only when it fails. A NAME listed in
+# DRACK_SKIP_CHECKS is skipped (tests/guest-612.sh: checks of drack's own
+# logic that the 6.1 guest ran already).
 ktap_check() {
 	local name=$1 out=$DRACK_LOGDIR/check.out rc=0 t0=$SECONDS; shift
+	if [[ " ${DRACK_SKIP_CHECKS:-} " == *" $name "* ]]; then
+		ktap_skip "$name" "in DRACK_SKIP_CHECKS"
+		return 0
+	fi
 	"$@" >"$out" 2>&1 </dev/null || rc=$?
 	if ((rc == 0)); then
 		ktap_ok "$name"

@@ -22,6 +22,8 @@
 #                /usr/sbin/drack-fmd, rack0 comes from /usr/sbin/drackctl;
 #                ping and iperf3 cross rack0; the rack stops with clean
 #                kernel logs
+#   purge        dpkg --purge of the four: drack.ko gone from every kernel,
+#                and the files the packages made
 #
 # dpkg -i runs on the host, so DKMS compiles there (about 20 s per kernel);
 # in a TCG guest the postinst's build had not finished after 13 minutes
@@ -33,7 +35,7 @@
 #
 # What breaks it: debian/ out of step with the Makefiles (deb), a file
 # missing from a package or installed where nothing looks for it, a
-# postinst or prerm that does not build or remove the module, dkms.conf not
+# postinst or prerm that does not build or remove the module (purge), dkms.conf not
 # building for a kernel, and what tests/pkg/guest.sh lists.
 
 # Not -e: every step reports its own result and the next one still runs.
@@ -61,7 +63,7 @@ for k in /lib/modules/*; do
 	[[ -e $k/build ]] && KVERS+=("${k##*/}")
 done
 
-N=0 FAILED=0 PLAN=$((9 + ${#KVERS[@]}))
+N=0 FAILED=0 PLAN=$((10 + ${#KVERS[@]}))
 echo "KTAP version 1"
 echo "1..$PLAN"
 ok() { N=$((N + 1)); echo "ok $N $1"; }
@@ -217,4 +219,19 @@ rack_stop() {
 	"${RACK[@]}" stop
 }
 check rack_stop rack_stop
+
+# Removing the packages takes drack.ko and the files away again: here, not
+# in the guest, where dpkg's triggers and DKMS's depmod took 263 s.
+purge() {
+	local k left ma
+	ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+	DEBIAN_FRONTEND=noninteractive dpkg --purge "${PKGS[@]}" || return 1
+	for k in "${KVERS[@]}"; do
+		! modinfo -k "$k" -n drack 2>/dev/null || { echo "$k: drack.ko still installed"; return 1; }
+	done
+	left=$(ls -d /var/lib/dkms/drack /usr/src/drack-1.0 /usr/sbin/drackctl /etc/drack \
+		/usr/lib/"$ma"/ip/link_drack.so /usr/lib/drack 2>/dev/null)
+	[[ -z $left ]] || { echo "left after purge: $left"; return 1; }
+}
+check purge purge
 finish
