@@ -3,11 +3,12 @@
 """stream.py: one TCP stream whose bytes are checked end to end.
 
   stream.py send HOST PORT BYTES   send BYTES random bytes, print "BYTES SHA256"
-  stream.py recv PORT [--rcvbuf N] [--hold FILE] [--ready FILE]
+  stream.py recv PORT [--rcvbuf N] [--hold FILE] [--ready FILE] [--splice]
         accept one connection and read it to the end, print "BYTES SHA256".
         --rcvbuf: SO_RCVBUF before listen (the window a reader that does not
         read yet may be sent); --hold: read nothing until FILE exists (an
-        application that does not read); --ready: touch FILE once listening.
+        application that does not read); --ready: touch FILE once listening;
+        --splice: splice(2) the socket into a pipe and read the pipe.
 """
 import argparse
 import hashlib
@@ -30,6 +31,38 @@ def send(args):
     print(args.bytes, h.hexdigest())
 
 
+def sock_read(s, h):
+    n = 0
+    while True:
+        b = s.recv(1 << 16)
+        if not b:
+            return n
+        h.update(b)
+        n += len(b)
+
+
+# The socket's pages go into a pipe as they are (skb_splice_bits()), and
+# come out through copy_page_to_iter() on the pipe's read.
+def splice_read(s, h):
+    r, w = os.pipe()
+    n = 0
+    try:
+        while True:
+            k = os.splice(s.fileno(), w, 1 << 16)
+            if not k:
+                return n
+            while k:
+                b = os.read(r, k)
+                if not b:
+                    raise OSError("the pipe gave back less than was spliced")
+                h.update(b)
+                n += len(b)
+                k -= len(b)
+    finally:
+        os.close(r)
+        os.close(w)
+
+
 def recv(args):
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -43,13 +76,7 @@ def recv(args):
     while args.hold and not os.path.exists(args.hold):
         time.sleep(0.05)
     h = hashlib.sha256()
-    n = 0
-    while True:
-        b = s.recv(1 << 16)
-        if not b:
-            break
-        h.update(b)
-        n += len(b)
+    n = splice_read(s, h) if args.splice else sock_read(s, h)
     s.close()
     print(n, h.hexdigest())
     sys.stdout.flush()
@@ -67,6 +94,7 @@ def main():
     r.add_argument("--rcvbuf", type=int, default=0)
     r.add_argument("--hold")
     r.add_argument("--ready")
+    r.add_argument("--splice", action="store_true")
     args = p.parse_args()
     send(args) if args.cmd == "send" else recv(args)
 
