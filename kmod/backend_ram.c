@@ -58,85 +58,24 @@ static int drack_ram_mmap(struct drack_pool *pool, struct vm_area_struct *vma)
 	return 0;
 }
 
-/*
- * 64 KB compound pages: a 64 KB Buffer is one of them, so an skb takes it
- * as one frag (one page reference, one copy to user space) rather than
- * 16. Compound, not just contiguous: the kernel reads a frag longer than
- * a page only within one (page_copy_sane(), for a frag spliced to a pipe).
- */
-#define DRACK_RAM_BLOCK_ORDER	(16 - PAGE_SHIFT)
-
-static void drack_ram_free(void *base, struct page **pages, unsigned long n,
-			   unsigned int order)
-{
-	unsigned long i;
-
-	if (!order) {
-		vfree(base);
-		return;
-	}
-	if (base)
-		vunmap(base);
-	for (i = 0; i < n && pages[i]; i += 1UL << order)
-		__free_pages(pages[i], order);
-}
-
 static void drack_ram_release(struct drack_pool *pool)
 {
-	drack_ram_free(pool->base, pool->pages, pool->size >> PAGE_SHIFT,
-		       pool->frag_order);
+	vfree(pool->base);
 	kvfree(pool->pages);
 	kfree(pool);
 }
 
-/* The pool in compound blocks mapped as one range; NULL if short of them. */
-static void *drack_ram_blocks(struct page **pages, unsigned long n)
-{
-	unsigned int order = DRACK_RAM_BLOCK_ORDER;
-	unsigned long i, j;
-	struct page *p;
-	void *base;
-
-	for (i = 0; i < n; i += 1UL << order) {
-		p = alloc_pages(GFP_KERNEL | __GFP_COMP | __GFP_ZERO |
-				__GFP_NOWARN | __GFP_NORETRY, order);
-		if (!p)
-			goto fail;
-		for (j = 0; j < 1UL << order; j++)
-			pages[i + j] = p + j;
-	}
-	base = vmap(pages, n, VM_MAP, PAGE_KERNEL);
-	if (base)
-		return base;
-fail:
-	drack_ram_free(NULL, pages, i, order);
-	return NULL;
-}
-
-/* Compound blocks if memory allows, else vmalloc()'s single pages. */
-static void *drack_ram_alloc(struct drack_pool *pool, u64 size)
+static struct page **drack_ram_pages(void *base, u64 size)
 {
 	unsigned long n = size >> PAGE_SHIFT, i;
-	void *base;
+	struct page **pages;
 
-	pool->pages = kvcalloc(n, sizeof(*pool->pages), GFP_KERNEL);
-	if (!pool->pages)
-		return NULL;
-	if (!(size & ((PAGE_SIZE << DRACK_RAM_BLOCK_ORDER) - 1))) {
-		base = drack_ram_blocks(pool->pages, n);
-		if (base) {
-			pool->frag_order = DRACK_RAM_BLOCK_ORDER;
-			return base;
-		}
-		pr_info("drack: no 64 KB blocks for the ram pool: single pages\n");
-		memset(pool->pages, 0, n * sizeof(*pool->pages));
-	}
-	base = vmalloc_user(size);
-	if (base)
+	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
+	if (pages)
 		for (i = 0; i < n; i++)
-			pool->pages[i] = vmalloc_to_page((u8 *)base +
-							 (i << PAGE_SHIFT));
-	return base;
+			pages[i] = vmalloc_to_page((u8 *)base +
+						   (i << PAGE_SHIFT));
+	return pages;
 }
 
 static const struct drack_backend_ops drack_ram_ops = {
@@ -164,10 +103,10 @@ int drack_ram_init(void)
 		return -EINVAL;
 	}
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
-	if (!pool)
-		return -ENOMEM;
-	base = drack_ram_alloc(pool, size);
-	if (!base) {
+	base = vmalloc_user(size);
+	if (pool && base)
+		pool->pages = drack_ram_pages(base, size);
+	if (!pool || !base || !pool->pages) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -183,10 +122,9 @@ int drack_ram_init(void)
 	drack_ram_pool = pool;
 	return 0;
 fail:
-	if (base)
-		drack_ram_free(base, pool->pages, size >> PAGE_SHIFT,
-			       pool->frag_order);
-	kvfree(pool->pages);
+	vfree(base);
+	if (pool)
+		kvfree(pool->pages);
 	kfree(pool);
 	return err;
 }

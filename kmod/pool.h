@@ -98,12 +98,6 @@ struct drack_pool {
 	 * count is 1 unless an skb (or a pipe it was spliced to) holds it.
 	 */
 	struct page **pages;
-	/*
-	 * pages[] comes in compound pages of 1 << frag_order pages each,
-	 * aligned: a Buffer inside one is one skb frag, its references all
-	 * on the compound page's head (0: single pages).
-	 */
-	unsigned int frag_order;
 	struct list_head node;			/* in drack_pools */
 
 	struct mutex lock;			/* joins, leaves, grants */

@@ -9,8 +9,7 @@
  * once every page it spans is down to the pool's own reference.
  *
  * Two 2 KB Buffers share a page: one is handed back only when both are
- * let go of. On a ram pool (64 KB compound pages) a 64 KB Buffer is one
- * frag, and the 32 2 KB Buffers of a compound page go back together. A peer's Buffers held at once are capped (rx_ref_max_mb):
+ * let go of. A peer's Buffers held at once are capped (rx_ref_max_mb):
  * past the cap frames are copied and their Buffers handed back at once,
  * so an application that never reads cannot drain the sender's Sections.
  * Only an UP owner's Buffers are held, not those of a Section it is asked
@@ -115,8 +114,7 @@ static struct sk_buff *drack_rxref_build(struct drack_dev *dd,
 {
 	struct page **pages = dd->pool->pages;
 	const u8 *buf = drack_pool_ptr(dd->pool, off);
-	u32 blk = PAGE_SIZE << dd->pool->frag_order;
-	u32 truesize = min_t(u32, size, blk);
+	u32 truesize = min_t(u32, size, PAGE_SIZE);
 	u32 hlen = min_t(u32, len, DRACK_RX_HDR_MAX);
 	u64 pos, end = off + len;
 	struct sk_buff *skb;
@@ -128,17 +126,18 @@ static struct sk_buff *drack_rxref_build(struct drack_dev *dd,
 		return NULL;
 	skb_put_data(skb, buf, hlen);
 	/*
-	 * A Buffer is at most 64 KB, aligned to its size: one frag per
-	 * block of pages (the compound page's head and an offset in it),
-	 * 16 on single pages.
+	 * A Buffer is at most 64 KB, aligned to its size: 16 pages, a frag
+	 * each. One frag would need a compound page (the kernel reads a frag
+	 * past a page only inside one), whose references all count on its
+	 * head: the 2 KB Buffers sharing it would go back only together.
 	 */
 	for (pos = off + hlen; pos < end; pos += n, i++) {
-		struct page *page = pages[(pos & ~(u64)(blk - 1)) >> PAGE_SHIFT];
-		u32 boff = pos & (blk - 1);
+		struct page *page = pages[pos >> PAGE_SHIFT];
+		u32 pgoff = offset_in_page(pos);
 
-		n = min_t(u64, end - pos, blk - boff);
+		n = min_t(u64, end - pos, PAGE_SIZE - pgoff);
 		get_page(page);
-		skb_add_rx_frag(skb, i, page, boff, n, truesize);
+		skb_add_rx_frag(skb, i, page, pgoff, n, truesize);
 	}
 	/* Others can read the pages: never decrypt (ESP) into them in place. */
 	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
@@ -213,20 +212,15 @@ struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct napi_struct *napi,
 	return skb;
 }
 
-/*
- * Every page (or compound page) the Buffer spans is down to the pool's
- * own reference. A compound page's references are all on its head: two
- * Buffers in one go back only when both are let go of.
- */
-static bool drack_rxref_let_go(const struct drack_pool *pool,
+/* Every page of the Buffer is down to the pool's own reference. */
+static bool drack_rxref_let_go(struct page **pages,
 			       const struct drack_held_buf *b)
 {
-	unsigned long step = 1UL << pool->frag_order;
-	unsigned long pg = (b->off >> PAGE_SHIFT) & ~(step - 1);
+	unsigned long pg = b->off >> PAGE_SHIFT;
 	unsigned long last = (b->off + b->len - 1) >> PAGE_SHIFT;
 
-	for (; pg <= last; pg += step)
-		if (page_ref_count(pool->pages[pg]) != 1)
+	for (; pg <= last; pg++)
+		if (page_ref_count(pages[pg]) != 1)
 			return false;
 	return true;
 }
@@ -262,7 +256,7 @@ static int drack_rxref_check(struct drack_dev *dd, struct drack_peer *p,
 	if (!stale) {
 		if (*space <= 0)
 			return -1;
-		if (!drack_rxref_let_go(dd->pool, b))
+		if (!drack_rxref_let_go(dd->pool->pages, b))
 			return 0;
 		if (!*fenced) {
 			/* The stack's reads of the pages before the owner's writes. */
