@@ -68,8 +68,9 @@ main() {
 	echo "1..$((9 + ${#tests[@]} + ${#multi[@]}))"
 
 	step install_deps bash tests/install-deps.sh
-	step build make ${DRACK_KVER:+KVER=$DRACK_KVER} || build=1
-	step check_612 make check-612
+	local jobs; jobs=-j$(nproc)
+	step build make "$jobs" ${DRACK_KVER:+KVER=$DRACK_KVER} || build=1
+	step check_612 make "$jobs" check-612
 	step layers bash tests/lint/layers.sh
 	step netlink_spec bash tools/ynl/regen.sh --check
 	step unit make -C tests/unit run
