@@ -422,7 +422,7 @@ struct drack_nic_port *drack_nic_port_attach(struct drack_dev *dd, u32 nic)
 
 	netif_napi_add(dd->ndev, &vp->napi, drack_nic_port_poll);
 	napi_enable(&vp->napi);
-	/* Counted first: a doorbell between the two still walks the slots. */
+	/* Counted before the slot is published (rcu_assign_pointer() orders). */
 	WRITE_ONCE(dd->nic.busy_slots, dd->nic.busy_slots + 1);
 	rcu_assign_pointer(dd->nic.vport[nic], vp);
 	drack_pool_kick(pool, owner);

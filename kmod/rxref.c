@@ -127,9 +127,10 @@ static struct sk_buff *drack_rxref_build(struct drack_dev *dd,
 	skb_put_data(skb, buf, hlen);
 	/*
 	 * A Buffer is at most 64 KB, aligned to its size: 16 pages, a frag
-	 * each. One frag would need a compound page (the kernel reads a frag
-	 * past a page only inside one), whose references all count on its
-	 * head: the 2 KB Buffers sharing it would go back only together.
+	 * each. One frag would need a compound page (a pipe the socket was
+	 * spliced into reads a frag past a page only inside one), whose
+	 * references all count on its head: the 2 KB Buffers sharing it
+	 * would go back only together.
 	 */
 	for (pos = off + hlen; pos < end; pos += n, i++) {
 		struct page *page = pages[pos >> PAGE_SHIFT];

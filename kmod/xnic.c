@@ -493,7 +493,7 @@ int drack_xnic_export(struct drack_dev *dd, struct net_device *lower,
 		netdev_update_features(lower);
 	}
 	netdev_hold(lower, &x->lower_tracker, GFP_KERNEL);
-	/* Counted first: a doorbell between the two still walks the slots. */
+	/* Counted before the slot is published (rcu_assign_pointer() orders). */
 	WRITE_ONCE(dd->nic.busy_slots, dd->nic.busy_slots + 1);
 	rcu_assign_pointer(dd->nic.xnic[id], x);
 	WRITE_ONCE(e->state, cpu_to_le32(drack_xnic_state_now(lower)));

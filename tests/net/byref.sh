@@ -217,8 +217,8 @@ echo 4 >"$PARAM/rx_ref_max_mb"
 # Without that, the reader's Buffers fill the cap and its frames are
 # copied: at most 5% may be. The reader's receive buffer is kept small
 # (512 KB, about 16 Buffers queued) so that a reader slowed by a loaded
-# machine does not fill the 4 MB cap on its own (a run beside three
-# other guests copied 10% of its frames with the default buffer).
+# machine does not fill the 4 MB cap on its own (runs beside other
+# guests copied 10% of their frames with the default buffer).
 reader_behind_never_reader() {
 	local held
 	PORT=5304 recv_start stuck --rcvbuf $((32 << 20)) --hold /nonexistent || return 1

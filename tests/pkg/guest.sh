@@ -51,7 +51,7 @@ clean_start() {
 	done
 	cd "$(mktemp -d /root/pkg.XXXXXX)" || return 1
 	# What udev makes on a real machine and the guest's bare devtmpfs
-	# lacks: dkms (the prerm) uses bash's <(...), which needs /dev/fd.
+	# lacks: dkms (dkms status) uses bash's <(...), which needs /dev/fd.
 	[[ -e /dev/fd ]] || ln -s /proc/self/fd /dev/fd
 }
 ktap_check clean_start clean_start || ktap_finish

@@ -15,8 +15,8 @@
 #   dkms_KVER    `dkms install drack/1.0 -k KVER` has drack.ko in
 #                updates/dkms for every kernel with headers (dkms.conf)
 #   guest        a QEMU guest boots that root (the installed run-guest.sh)
-#                and runs a two-host rack from the installed paths only, then
-#                purges the packages (tests/pkg/guest.sh)
+#                and runs a two-host rack from the installed paths only
+#                (tests/pkg/guest.sh)
 #   rack_*       /usr/sbin/drack-rack boots two QEMU VMs: each loads the
 #                drack.ko DKMS built for its kernel, VM 0 runs
 #                /usr/sbin/drack-fmd, rack0 comes from /usr/sbin/drackctl;
@@ -109,7 +109,7 @@ fi
 
 # The .debs and a copy of the test helpers: all that the steps below get.
 ns_setup() {
-	local d up=/mnt share=$WORK/share p
+	local d up=/mnt share=$WORK/share p k
 	mkdir -p "$share"/{debs,tests/net,tests/pkg,tools/rack} || return 1
 	for p in "${PKGS[@]}"; do
 		cp "$(ls "$DEBS/${p}"_*.deb)" "$share/debs/" || return 1
@@ -125,8 +125,10 @@ ns_setup() {
 	mount -t tmpfs -o size=1m,mode=0755 drack-hidden "$TOP" || return 1
 	[[ -z $(ls -A "$TOP") ]] || { echo "$TOP still shows files"; return 1; }
 	! command -v drack-rack || { echo "drack-rack is installed already"; return 1; }
-	! modinfo -n drack 2>/dev/null || { echo "a drack.ko is installed already"; return 1; }
 	((${#KVERS[@]})) || { echo "no kernel headers under /lib/modules"; return 1; }
+	for k in "${KVERS[@]}"; do
+		! modinfo -k "$k" -n drack 2>/dev/null || { echo "$k: a drack.ko is installed already"; return 1; }
+	done
 }
 check ns_setup ns_setup || finish
 # Nothing of the tree from here on: its cwd, PATH and VM cache are gone.
@@ -171,11 +173,30 @@ guest() {
 }
 guest
 
+# Removing the packages takes drack.ko and the files away again: here, not
+# in the guest, where dpkg's triggers and DKMS's depmod took 263 s.
+purge() {
+	local k left ma
+	ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+	DEBIAN_FRONTEND=noninteractive dpkg --purge "${PKGS[@]}" || return 1
+	for k in "${KVERS[@]}"; do
+		! modinfo -k "$k" -n drack 2>/dev/null || { echo "$k: drack.ko still installed"; return 1; }
+	done
+	left=$(ls -d /var/lib/dkms/drack /usr/src/drack-1.0 /usr/sbin/drackctl /etc/drack \
+		/usr/lib/"$ma"/ip/link_drack.so /usr/lib/drack /var/lib/drack /var/cache/drack 2>/dev/null)
+	[[ -z $left ]] || { echo "left after purge: $left"; return 1; }
+}
 rack_start() {
 	RACK_UP=1
 	"${RACK[@]}" start -n 2 --timeout 900
 }
-check rack_start rack_start || finish
+if ! check rack_start rack_start; then
+	for p in rack_paths rack_ping rack_iperf rack_stop; do not_ok "$p" "not run: rack_start failed"; done
+	"${RACK[@]}" stop >/dev/null 2>&1
+	RACK_UP=0
+	check purge purge
+	finish
+fi
 
 # What the VMs run is what the packages installed: the loaded module's
 # build id is the one of the drack.ko DKMS built for the VMs' kernel.
@@ -220,18 +241,5 @@ rack_stop() {
 }
 check rack_stop rack_stop
 
-# Removing the packages takes drack.ko and the files away again: here, not
-# in the guest, where dpkg's triggers and DKMS's depmod took 263 s.
-purge() {
-	local k left ma
-	ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
-	DEBIAN_FRONTEND=noninteractive dpkg --purge "${PKGS[@]}" || return 1
-	for k in "${KVERS[@]}"; do
-		! modinfo -k "$k" -n drack 2>/dev/null || { echo "$k: drack.ko still installed"; return 1; }
-	done
-	left=$(ls -d /var/lib/dkms/drack /usr/src/drack-1.0 /usr/sbin/drackctl /etc/drack \
-		/usr/lib/"$ma"/ip/link_drack.so /usr/lib/drack 2>/dev/null)
-	[[ -z $left ]] || { echo "left after purge: $left"; return 1; }
-}
 check purge purge
 finish
