@@ -145,11 +145,18 @@ PY
 }
 
 # A host rewrites h0's steer of vNIC 1 to NIC 0: h0 follows it, and the
-# fabric manager, rewriting its choices every 10 s, puts it back.
+# fabric manager, rewriting its choices every 10 s, puts it back. The
+# fabric manager is stopped while h0 follows: a rewrite landing just
+# after the poke would otherwise put it back before h0 looked (seen
+# once in CI).
 hostile_steer() {
-	steer_poke 1 0 1 || return 1
-	wait_for 5 eval '[[ $(via h0 rack0v1) == 0 ]]' || { echo "h0 rack0v1 did not follow the poked steer: $(vias)"; return 1; }
-	echo "poked: vias (h0v0 h0v1 h1v0 h1v1) $(vias)"
+	local rc=0 v
+	kill -STOP "$DRACK_FMD_PID" || return 1
+	steer_poke 1 0 1 && wait_for 5 eval '[[ $(via h0 rack0v1) == 0 ]]' || rc=1
+	v=$(vias)
+	kill -CONT "$DRACK_FMD_PID" || return 1
+	((rc == 0)) || { echo "h0 rack0v1 did not follow the poked steer: $v"; return 1; }
+	echo "poked: vias (h0v0 h0v1 h1v0 h1v1) $v"
 	wait_for 15 eval '[[ $(vias) == "0 1 0 1" ]]' || { echo "not repaired: $(vias)"; return 1; }
 	echo "repaired by the fabric manager: $(vias)"
 	# A garbage value (beyond the NIC table) counts as no steering.
