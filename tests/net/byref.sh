@@ -95,10 +95,14 @@ held_snapshot() {
 # that falls behind (a debug kernel: 36 of 2710 frames copied at the
 # default 4 MB) must not count as a copy here. Any copy left is a bug.
 # Put back after the check, whatever its result.
-byref_intact() {
-	local ref cp cb
+caps_wide() {
 	echo 64 >"$PARAM/rx_ref_max_mb" && echo 128 >"$PARAM/peer_max_lent_mb" || return 1
 	sleep 0.3	# the liveness job publishes the lending cap within 100 ms
+}
+caps_default() { echo 4 >"$PARAM/rx_ref_max_mb"; echo 16 >"$PARAM/peer_max_lent_mb"; }
+byref_intact() {
+	local ref cp cb
+	caps_wide || return 1
 	snap a h1
 	xfer byref $((32 << 20)) || return 1
 	ref=$(delta a h1 rx_byref) cp=$(delta a h1 rx_copied) cb=$(delta a h1 rx_copybreak)
@@ -107,7 +111,7 @@ byref_intact() {
 	((ref >= 400 && cp == 0))
 }
 ktap_check byref_intact byref_intact && diag "$(cat "$DRACK_LOGDIR/check.out")"
-echo 4 >"$PARAM/rx_ref_max_mb"; echo 16 >"$PARAM/peer_max_lent_mb"
+caps_default
 
 buffers_back() {
 	wait_for 10 held_none || { echo "h1 still holds $(drack_stat h1 rx_held) Buffers"; return 1; }
@@ -122,8 +126,7 @@ ktap_check buffers_back buffers_back
 # (The caps of byref_intact: no frame copied for want of room.)
 splice_to_pipe() {
 	local ref cp
-	echo 64 >"$PARAM/rx_ref_max_mb" && echo 128 >"$PARAM/peer_max_lent_mb" || return 1
-	sleep 0.3
+	caps_wide || return 1
 	snap p h1
 	xfer splice $((8 << 20)) --splice || return 1
 	ref=$(delta p h1 rx_byref) cp=$(delta p h1 rx_copied)
@@ -132,7 +135,7 @@ splice_to_pipe() {
 	wait_for 10 held_none || { echo "h1 still holds $(drack_stat h1 rx_held) Buffers"; return 1; }
 }
 ktap_check splice_to_pipe splice_to_pipe && diag "$(tail -n 1 "$DRACK_LOGDIR/check.out")"
-echo 4 >"$PARAM/rx_ref_max_mb"; echo 16 >"$PARAM/peer_max_lent_mb"
+caps_default
 
 # GRO merges h0's 1500 byte frames (payload length > MSS in the capture),
 # tcpdump clones each of them, both while they are pool pages.

@@ -190,13 +190,13 @@ rack_start() {
 	RACK_UP=1
 	"${RACK[@]}" start -n 2 --timeout 900
 }
-if ! check rack_start rack_start; then
-	for p in rack_paths rack_ping rack_iperf rack_stop; do not_ok "$p" "not run: rack_start failed"; done
-	"${RACK[@]}" stop >/dev/null 2>&1
-	RACK_UP=0
-	check purge purge
-	finish
-fi
+check rack_start rack_start
+RACK_RC=$?
+# rack_check NAME CMD...: check, or not run if the rack did not start
+rack_check() {
+	((RACK_RC == 0)) || { not_ok "$1" "not run: rack_start failed"; return 1; }
+	check "$@"
+}
 
 # What the VMs run is what the packages installed: the loaded module's
 # build id is the one of the drack.ko DKMS built for the VMs' kernel.
@@ -223,23 +223,25 @@ rack_paths() {
 	[[ $got == /usr/sbin/drack-fmd ]] || { echo "vm0: drack-fmd is $got"; return 1; }
 	echo "$ko, /usr/sbin/drackctl, /usr/sbin/drack-fmd"
 }
-check rack_paths rack_paths && tail -n 1 "$LOG" | sed 's/^/# /'
+rack_check rack_paths rack_paths && tail -n 1 "$LOG" | sed 's/^/# /'
 
-check rack_ping "${RACK[@]}" exec -t 120 1 'ping -c 3 -W 5 198.18.0.1 && ping -6 -c 3 -W 5 2001:db8:d7::1'
+rack_check rack_ping "${RACK[@]}" exec -t 120 1 'ping -c 3 -W 5 198.18.0.1 && ping -6 -c 3 -W 5 2001:db8:d7::1'
 
 rack_iperf() {
 	"${RACK[@]}" exec 0 'iperf3 -s -1 -D -p 5201 && sleep 1' || return 1
 	"${RACK[@]}" exec -t 120 1 'timeout 90 iperf3 -c 198.18.0.1 -p 5201 -t 3 -f m' | tee "$WORK/iperf.out" || return 1
 	grep -q receiver "$WORK/iperf.out"
 }
-check rack_iperf rack_iperf && grep receiver "$WORK/iperf.out" | sed 's/^/# /'
+rack_check rack_iperf rack_iperf && grep receiver "$WORK/iperf.out" | sed 's/^/# /'
 
 rack_stop() {
 	# shellcheck disable=SC2034 # read by cleanup
 	RACK_UP=0
 	"${RACK[@]}" stop
 }
-check rack_stop rack_stop
+rack_check rack_stop rack_stop
+# A rack that did not start fully: stopped while drack-rack is installed.
+((RACK_UP == 0)) || { "${RACK[@]}" stop >/dev/null 2>&1; RACK_UP=0; }
 
 check purge purge
 finish
