@@ -340,7 +340,7 @@ held_through_rmmod() {
 	((SECONDS - t0 >= 1)) || { echo "link del did not wait for the held Buffers"; return 1; }
 	((during)) || { echo "ip link show ended only with link del: RTNL was held while it waited"; return 1; }
 	DRACK_HOSTS=(h0)
-	dmesg | grep -q "sockets still held" || { echo "no warning in dmesg"; return 1; }
+	drack_dmesg_has "sockets still held" || { echo "no warning in dmesg"; return 1; }
 	drack_del_host h0 || return 1
 	kill "$DRACK_FMD_PID" && wait "$DRACK_FMD_PID" 2>/dev/null
 	DRACK_FMD_PID=

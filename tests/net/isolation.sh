@@ -86,7 +86,7 @@ stalled_reported() {
 	s=$(peer_field h0 2 stalled)
 	echo "h0: peer_stalls $(drack_stat h0 peer_stalls) tx_peer_stalled $d tx_ring_full $(drack_stat h0 tx_ring_full); drackctl peer 2 stalled: $s"
 	((d > 0)) && [[ $s == true ]] || return 1
-	dmesg | grep -q "rack0: peer 2 stalled" || { echo "nothing in dmesg"; return 1; }
+	drack_dmesg_has "rack0: peer 2 stalled" || { echo "nothing in dmesg"; return 1; }
 	wait_for 5 grep -q "host 0: peer 2 stalled" "$FMD_LOG" || { echo "drack-fmd heard nothing"; return 1; }
 }
 ktap_check stalled_reported stalled_reported && diag "$(head -n 1 "$DRACK_LOGDIR/check.out")"

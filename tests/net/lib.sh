@@ -30,6 +30,7 @@
 #   drack_cleanup                kill what we started, delete links and netns,
 #                                rmmod, check nothing is left
 #   drack_dmesg_check            no BUG/WARNING/Oops/leak since the test began
+#   drack_dmesg_has TEXT         TEXT in the kernel log since the test began
 #   drack_finish                 buffers_home, teardown, dmesg_clean results, then
 #                                ktap_finish (the usual end of a test script)
 #
@@ -563,7 +564,14 @@ drack_del_host() {
 }
 
 drack_dmesg_since_begin() {
-	dmesg 2>/dev/null | awk -v m="drack-test: begin $DRACK_TEST" 'index($0, m) { buf = ""; on = 1 } on { buf = buf $0 "\n" } END { printf "%s", buf }'
+	# No marker: the ring buffer wrapped past it, all that is left is later.
+	dmesg 2>/dev/null | awk -v m="drack-test: begin $DRACK_TEST" 'index($0, m) { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }'
+}
+
+# Not `dmesg | grep -q`: grep leaves at the first match, and a long log
+# then kills dmesg with SIGPIPE, which pipefail reports as a failure.
+drack_dmesg_has() {
+	[[ $(drack_dmesg_since_begin) == *"$1"* ]]
 }
 
 drack_dmesg_check() {
