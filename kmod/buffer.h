@@ -91,6 +91,14 @@ static inline bool drack_buf_peer_capped(const struct drack_alloc *a,
 	return cap && READ_ONCE(a->peer_lent[buf_class][peer]) >= cap;
 }
 
+/* Would drack_buf_get() lend @peer a Buffer of @buf_class now? (lockless) */
+static inline bool drack_buf_available(const struct drack_alloc *a,
+				       u32 buf_class, u32 peer)
+{
+	return READ_ONCE(a->cls[buf_class].nfree) &&
+	       !drack_buf_peer_capped(a, buf_class, peer);
+}
+
 /* Buffers of every class lent to @peer now. */
 static inline u32 drack_alloc_peer_lent(const struct drack_alloc *a, u32 peer)
 {

@@ -91,7 +91,8 @@ struct drack_xnic {
 /* Host-side counters of a pooled NIC (per CPU). */
 enum drack_nic_port_stat {
 	DRACK_PS_TX_PACKETS, DRACK_PS_TX_BYTES,
-	DRACK_PS_TX_FULL,		/* ring or Buffers exhausted */
+	DRACK_PS_TX_FULL,		/* TX ring full */
+	DRACK_PS_TX_NO_BUF,		/* no Buffer to lend the owner */
 	DRACK_PS_TX_BAD_RING,		/* owner's index made no sense */
 	DRACK_PS_RX_PACKETS, DRACK_PS_RX_BYTES,
 	DRACK_PS_RX_BAD,		/* completions failing validation */
@@ -114,6 +115,7 @@ struct drack_nic_port {
 	spinlock_t tx_lock;	/* TX ring and tx_off; IRQ-safe: netpoll */
 	u32 tx_clean;				/* oldest entry not cleaned */
 	bool tx_wait;				/* a vNIC waits for room */
+	u8 buf_wait;		/* classes a vNIC waits for a Buffer of */
 	u64 *tx_off;				/* Buffer per TX slot */
 
 	spinlock_t rx_lock;			/* post/done rings, posted */
@@ -154,6 +156,7 @@ struct drack_nic_host {
 	struct drack_vnic __rcu *vnic[DRACK_MAX_NICS];
 	/* xnic[] and vport[] slots in use (RTNL): doorbells skip none */
 	u32 busy_slots;
+	atomic_t buf_waiters;		/* vports with buf_wait set */
 	struct work_struct work;		/* reconcile with the pool */
 	/* Detached ports whose owner has not let go yet, outside RTNL. */
 	spinlock_t detach_lock;
@@ -269,6 +272,8 @@ void drack_nic_port_detach(struct drack_nic_port *vp, bool owner_gone);
 bool drack_nic_port_reap(struct drack_dev *dd, bool all);
 int drack_nic_port_xmit(struct drack_nic_port *vp, struct sk_buff *skb);
 bool drack_nic_port_pending(struct drack_nic_port *vp);
+void drack_nic_port_buf_recheck(struct drack_nic_port *vp);
+void drack_nic_port_bufs_back(struct drack_dev *dd);
 u64 drack_nic_port_vnics(struct drack_nic_port *vp);
 void drack_nic_port_set_vnics(struct drack_nic_port *vp, u64 vnics);
 

@@ -81,6 +81,37 @@ static u32 drack_nic_port_tx_clean(struct drack_nic_port *vp, bool publish)
 	return vp->tx.size - (vp->tx.idx - vp->tx_clean);
 }
 
+/* Is a Buffer of every class in @mask there for us to lend the owner? */
+static bool drack_nic_port_bufs_ready(struct drack_nic_port *vp, u32 mask)
+{
+	u32 c;
+
+	for (c = 0; c < DRACK_NR_CLASSES; c++)
+		if ((mask & BIT(c)) &&
+		    !drack_buf_available(&vp->dd->alloc, c, vp->owner))
+			return false;
+	return true;
+}
+
+/* Start or end waiting for Buffers (tx_lock held). */
+static void drack_nic_port_set_buf_wait(struct drack_nic_port *vp, u8 mask)
+{
+	atomic_t *waiters = &vp->dd->nic.buf_waiters;
+
+	if (!vp->buf_wait && mask)
+		atomic_inc(waiters);
+	else if (vp->buf_wait && !mask)
+		atomic_dec(waiters);
+	WRITE_ONCE(vp->buf_wait, mask);
+}
+
+/*
+ * -ENOSPC: the TX ring is full, the port's poll wakes the vNIC once the
+ * owner consumed some. -ENOBUFS: no Buffer to lend the owner (none free,
+ * or it holds its cap); the ring may have room, so waking on room would
+ * only fail again: the vNIC waits until Buffers come back
+ * (drack_nic_port_bufs_back()).
+ */
 int drack_nic_port_xmit(struct drack_nic_port *vp, struct sk_buff *skb)
 {
 	struct drack_dev *dd = vp->dd;
@@ -103,7 +134,8 @@ int drack_nic_port_xmit(struct drack_nic_port *vp, struct sk_buff *skb)
 	if (!off) {
 		if (drack_alloc_low(&dd->alloc, cls))
 			napi_schedule(drack_dev_napi(dd));
-		err = -ENOSPC;
+		drack_nic_port_set_buf_wait(vp, vp->buf_wait | BIT(cls));
+		err = -ENOBUFS;
 		goto out;
 	}
 	if (skb_copy_bits(skb, 0, drack_pool_ptr(dd->pool, off), len)) {
@@ -124,14 +156,54 @@ int drack_nic_port_xmit(struct drack_nic_port *vp, struct sk_buff *skb)
 	drack_counter_inc(&vp->st, DRACK_PS_TX_PACKETS);
 	drack_counter_add(&vp->st, DRACK_PS_TX_BYTES, len);
 out:
-	if (err == -ENOSPC) {
-		drack_counter_inc(&vp->st, DRACK_PS_TX_FULL);
-		/* The owner rings us when it has consumed some. */
+	if (err == -ENOSPC || err == -ENOBUFS) {
+		if (err == -ENOSPC) {
+			drack_counter_inc(&vp->st, DRACK_PS_TX_FULL);
+			WRITE_ONCE(vp->tx_wait, true);
+		} else {
+			drack_counter_inc(&vp->st, DRACK_PS_TX_NO_BUF);
+		}
+		/*
+		 * The owner rings us when it has consumed some: that frees
+		 * ring slots and the Buffers lent to it in them.
+		 */
 		WRITE_ONCE(vp->ctl->flags, cpu_to_le32(DRACK_VQ_F_TX_WAIT));
-		WRITE_ONCE(vp->tx_wait, true);
 	}
 	spin_unlock_irqrestore(&vp->tx_lock, flags);
 	return err;
+}
+
+/*
+ * After a transmit stopped its vNIC on -ENOBUFS: Buffers that came back
+ * before it stopped were seen by no one waking it, so look once more.
+ */
+void drack_nic_port_buf_recheck(struct drack_nic_port *vp)
+{
+	smp_mb();	/* queue stopped before the look at the free lists */
+	if (drack_nic_port_bufs_ready(vp, READ_ONCE(vp->buf_wait)))
+		napi_schedule(&vp->napi);
+}
+
+/*
+ * Buffers came home (the main NAPI, after taking returns): the ports
+ * whose vNICs wait for them poll, and wake them.
+ */
+void drack_nic_port_bufs_back(struct drack_dev *dd)
+{
+	struct drack_nic_host *nh = &dd->nic;
+	struct drack_nic_port *vp;
+	u32 n, mask;
+
+	if (likely(!atomic_read(&nh->buf_waiters)))
+		return;
+	rcu_read_lock();
+	for (n = 0; n < dd->pool->geo.max_nics; n++) {
+		vp = rcu_dereference(nh->vport[n]);
+		mask = vp ? READ_ONCE(vp->buf_wait) : 0;
+		if (mask && drack_nic_port_bufs_ready(vp, mask))
+			napi_schedule(&vp->napi);
+	}
+	rcu_read_unlock();
 }
 
 /*
@@ -292,7 +364,7 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 {
 	struct drack_nic_port *vp = container_of(napi, struct drack_nic_port, napi);
 	struct drack_dev *dd = vp->dd;
-	bool room;
+	bool room, waited;
 	int done;
 
 	if (unlikely(!budget))	/* netpoll: see drack_napi_poll() */
@@ -313,13 +385,20 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 	spin_unlock(&vp->rx_lock);
 
 	spin_lock_irq(&vp->tx_lock);
-	/* Waiting vNICs wake once a quarter of the ring is free. */
+	waited = vp->tx_wait || vp->buf_wait;
+	/*
+	 * Waiting vNICs wake once a quarter of the ring is free and there
+	 * are Buffers of each class a transmit found none of.
+	 */
 	room = drack_nic_port_tx_clean(vp, false) >= vp->tx.size / 4;
 	/* Under the lock: a transmit that fills the ring after keeps it. */
-	if (room && READ_ONCE(vp->tx_wait)) {
+	if (room)
 		WRITE_ONCE(vp->tx_wait, false);
+	if (vp->buf_wait && drack_nic_port_bufs_ready(vp, vp->buf_wait))
+		drack_nic_port_set_buf_wait(vp, 0);
+	room = room && !vp->buf_wait;
+	if (waited && !vp->tx_wait && !vp->buf_wait)
 		WRITE_ONCE(vp->ctl->flags, 0);
-	}
 	spin_unlock_irq(&vp->tx_lock);
 	if (room)
 		drack_nic_port_wake(vp);
@@ -333,14 +412,16 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 
 /*
  * Work for the poll: completions, posts to refill, or vNICs waiting for
- * TX room (polled each heartbeat then: the owner may never ring us, if
- * someone moved our ring's producer index back to where it stands, or
- * cleared DRACK_VQ_F_TX_WAIT; so our own flag, not the pool's).
+ * TX room or Buffers (polled each heartbeat then: the owner may never
+ * ring us, if someone moved our ring's producer index back to where it
+ * stands, or cleared DRACK_VQ_F_TX_WAIT; so our own flags, not the
+ * pool's; and a Buffer may come back by a way that wakes no one, a
+ * Section granted or the lending cap raised).
  */
 bool drack_nic_port_pending(struct drack_nic_port *vp)
 {
 	return drack_ring_pending(&vp->done) || vp->refill_short ||
-	       READ_ONCE(vp->tx_wait);
+	       READ_ONCE(vp->tx_wait) || READ_ONCE(vp->buf_wait);
 }
 
 /* Which of our vNICs go through this NIC (RTNL). */
@@ -486,6 +567,9 @@ void drack_nic_port_detach(struct drack_nic_port *vp, bool owner_gone)
 	napi_disable(&vp->napi);
 	netif_napi_del(&vp->napi);
 	synchronize_net();
+	spin_lock_irq(&vp->tx_lock);
+	drack_nic_port_set_buf_wait(vp, 0);	/* its vNICs moved on */
+	spin_unlock_irq(&vp->tx_lock);
 	if (owner_gone || !drack_dev_active(dd)) {
 		drack_nic_port_free(vp);
 		return;

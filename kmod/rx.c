@@ -439,6 +439,7 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 		spin_lock(&dd->rx_lock);
 		drack_rx_drain_returns(dd);
 		spin_unlock(&dd->rx_lock);
+		drack_nic_port_bufs_back(dd);	/* vNICs waiting for them */
 		/* Only now, with returns taken back, is a class really short. */
 		drack_dev_request_sections(dd);
 	}

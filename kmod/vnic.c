@@ -26,14 +26,19 @@ static netdev_tx_t drack_vnic_xmit(struct sk_buff *skb, struct net_device *ndev)
 		     !drack_dev_active(vn->dd)))
 		goto drop;
 	err = drack_nic_port_xmit(vp, skb);
-	if (err == -ENOSPC) {
+	if (err == -ENOSPC || err == -ENOBUFS) {
 		netif_stop_queue(ndev);
 		/*
 		 * The vport's NAPI wakes us; it may have run already. Rerouted
 		 * meanwhile, the old port's NAPI will not: drack_vnic_route()
 		 * may have looked before we stopped (pairs with its smp_mb()).
+		 * Out of Buffers, its poll now would find room and wake us
+		 * to fail again: it runs when Buffers are back.
 		 */
-		napi_schedule(&vp->napi);
+		if (err == -ENOSPC)
+			napi_schedule(&vp->napi);
+		else
+			drack_nic_port_buf_recheck(vp);
 		smp_mb();	/* stopped before the look at vn->vp */
 		if (unlikely(rcu_access_pointer(vn->vp) != vp))
 			netif_wake_queue(ndev);
@@ -331,8 +336,8 @@ void drack_vnic_route(struct drack_vnic *vn, struct drack_nic_port *vp)
 
 static const char drack_vnic_stat_names[][ETH_GSTRING_LEN] = {
 	"via_nic", "failovers", "tx_dropped",
-	"port_tx_packets", "port_tx_full", "port_tx_bad_ring", "port_rx_packets",
-	"port_rx_bad", "port_rx_no_vnic", "port_rx_filtered",
+	"port_tx_packets", "port_tx_full", "port_tx_no_buf", "port_tx_bad_ring",
+	"port_rx_packets", "port_rx_bad", "port_rx_no_vnic", "port_rx_filtered",
 	/* What the owner carrying the vNIC dropped (enum drack_vq_drop) */
 	"drop_spoofed", "drop_oversize", "drop_link_local", "drop_filtered",
 };
@@ -376,16 +381,17 @@ static void drack_vnic_get_stats(struct net_device *ndev,
 		drack_counters_fold(&vp->st, v);
 		data[3] = v[DRACK_PS_TX_PACKETS];
 		data[4] = v[DRACK_PS_TX_FULL];
-		data[5] = v[DRACK_PS_TX_BAD_RING];
-		data[6] = v[DRACK_PS_RX_PACKETS];
-		data[7] = v[DRACK_PS_RX_BAD];
-		data[8] = v[DRACK_PS_RX_NO_VNIC];
-		data[9] = v[DRACK_PS_RX_FILTERED];
+		data[5] = v[DRACK_PS_TX_NO_BUF];
+		data[6] = v[DRACK_PS_TX_BAD_RING];
+		data[7] = v[DRACK_PS_RX_PACKETS];
+		data[8] = v[DRACK_PS_RX_BAD];
+		data[9] = v[DRACK_PS_RX_NO_VNIC];
+		data[10] = v[DRACK_PS_RX_FILTERED];
 	}
 	rcu_read_unlock();
 	drack_vnic_drops(vn, drops);
 	for (i = 0; i < DRACK_VQ_DROP_NR; i++)
-		data[10 + i] = drops[i];
+		data[11 + i] = drops[i];
 }
 
 const struct ethtool_ops drack_vnic_ethtool_ops = {

@@ -27,7 +27,7 @@
 . "$(dirname "$0")/lib.sh"
 
 . "$(dirname "$0")/nic-lab.bash"
-ktap_plan 22
+ktap_plan 23
 drack_setup 2 || ktap_finish
 
 ktap_check lab nic_lab
@@ -337,24 +337,31 @@ qdisc_qlen() {
 	tc -n "$1" -s -j qdisc show dev "$2" root | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["qlen"])'
 }
 
+# flood NS DEV DST N: N 60-byte frames to DST from a non-blocking packet
+# socket on DEV (frames the qdisc holds count against the socket: a
+# blocking one would wait for a stopped queue)
+flood() {
+	in_ns "$1" timeout 20 python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[1], 0))
+s.setblocking(False)
+src = open("/sys/class/net/%s/address" % sys.argv[1]).read().strip()
+frame = bytes.fromhex((sys.argv[2] + src).replace(":", "") + "88b5") + bytes(46)
+for i in range(int(sys.argv[3])):
+    try:
+        s.send(frame)
+    except OSError:
+        pass' "$2" "$3" "$4"
+}
+
 stopped_queue() {
 	local full bad q rc=0
 	[[ $(drack_stat h0 via_nic rack0v1) == 1 ]] ||
 		{ echo "h0 rack0v1 goes via NIC $(drack_stat h0 via_nic rack0v1), not 1"; return 1; }
 	full=$(drack_stat h0 port_tx_full rack0v1) && bad=$(drack_stat h0 port_tx_bad_ring rack0v1) || return 1
 	priv_flag h1 deaf on || return 1
-	# (frames the qdisc holds count against the socket: never block)
-	in_ns h0 timeout 20 python3 -c '
-import socket, sys
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-s.bind((sys.argv[1], 0))
-s.setblocking(False)
-frame = bytes.fromhex("ffffffffffff" + sys.argv[3].replace(":", "") + "88b5") + bytes(46)
-for i in range(int(sys.argv[2])):
-    try:
-        s.send(frame)
-    except OSError:
-        pass' rack0v1 1000 "$(mac_of h0 rack0v1)"
+	flood h0 rack0v1 ff:ff:ff:ff:ff:ff 1000
 	wait_for 5 eval '(( $(drack_stat h0 port_tx_full rack0v1) > full ))' ||
 		{ echo "h0 rack0v1: TX ring never full (port_tx_full $full)"; rc=1; }
 	q=$(qdisc_qlen h0 rack0v1)
@@ -554,11 +561,8 @@ unexport() {
 }
 ktap_check unexport_deletes_vnics unexport
 
-# A third host exports a NIC, h0 gets its vNIC, then the owner's rack0 is
-# deleted while the NIC is exported and in use: the export ends with it
-# (the port is no longer promiscuous), h0's vNIC goes away, h0's Buffers
-# come home (checked by buffers_home below).
-owner_leaves() {
+# A third host, h2, exports a NIC and h0 gets its vNIC (NIC3: its id).
+third_nic() {
 	local id out
 	drack_host_add 2 || return 1
 	ip link add eth1 netns h2 type veth peer p2 netns x0 || return 1
@@ -573,6 +577,61 @@ print((d[0] if isinstance(d, list) else d)["nic"])' <<<"$out") || { echo "export
 		ip -n h0 route add "$X.0/24" dev "rack0v$id" src "$X.12" table 102 &&
 		ip -n h0 rule add from "$X.12" table 102 || return 1
 	wait_for 10 ping_once h0 "$X.100" -I "$X.12" >/dev/null || { echo "no ping through NIC $id"; return 1; }
+	NIC3=$id
+}
+
+# A vNIC whose transmit finds no Buffer to lend its NIC's owner, while
+# its TX ring has room, waits for Buffers to come back: woken on room
+# alone, it failed again at once, a softirq loop as long as the owner
+# held them. Forced: h2, NIC3's owner, hoards (hands none of h0's rack0
+# Buffers back) until h0's rack0 holds it at peer_max_lent_mb=1 (512
+# Buffers of 2 KB, the vNIC's 128 RX posts among them); then it goes deaf
+# (reads no TX ring, so no Buffer comes back that way either) and h0
+# sends 100 frames on its vNIC, well under the 256 of the ring. Raising
+# the cap gives it Buffers again (seen at a heartbeat).
+# net_softirqs: NET_RX and NET_TX softirqs so far, every CPU
+net_softirqs() {
+	awk '$1 == "NET_RX:" || $1 == "NET_TX:" { for (i = 2; i <= NF; i++) n += $i } END { print n }' /proc/softirqs
+}
+
+no_buffer_waits() {
+	local v old capped nb s0 s1 q rc=0
+	third_nic || return 1
+	v=rack0v$NIC3 old=$(cat /sys/module/drack/parameters/peer_max_lent_mb)
+	capped=$(drack_stat h0 tx_peer_capped) nb=$(drack_stat h0 port_tx_no_buf "$v") || return 1
+	echo 1 >/sys/module/drack/parameters/peer_max_lent_mb
+	priv_flag h2 hoard on || return 1
+	# (the cap is applied at h0's next heartbeat: flood until it bites)
+	wait_for 10 eval 'flood h0 rack0 $(host_mac 2) 200; (( $(drack_stat h0 tx_peer_capped) > capped ))' ||
+		{ echo "h0 never held h2 at the cap"; rc=1; }
+	((rc)) || priv_flag h2 deaf on || rc=1
+	((rc)) || flood h0 "$v" ff:ff:ff:ff:ff:ff 100
+	((rc)) || wait_for 5 eval '(( $(drack_stat h0 port_tx_no_buf $v) > nb ))' ||
+		{ echo "h0 $v: never out of Buffers (port_tx_no_buf $nb)"; rc=1; }
+	q=$(qdisc_qlen h0 "$v")
+	((rc || q > 0)) || { echo "h0 $v: queue not stopped, its qdisc holds nothing"; rc=1; }
+	s0=$(net_softirqs)
+	sleep 1
+	s1=$(net_softirqs)
+	echo "h0 $v: port_tx_no_buf $nb -> $(drack_stat h0 port_tx_no_buf "$v"), $q frames queued; NET_RX+NET_TX softirqs in 1 s: $((s1 - s0))"
+	echo "$old" >/sys/module/drack/parameters/peer_max_lent_mb
+	if ((rc == 0)); then
+		# Idle: under 100; woken on ring room alone: over 400,000.
+		((s1 - s0 < 1000)) || { echo "busy while waiting for Buffers"; rc=1; }
+		wait_for 3 eval '(( $(qdisc_qlen h0 $v) == 0 ))' ||
+			{ echo "h0 $v: its queue stays stopped with the cap raised, $(qdisc_qlen h0 "$v") frames queued"; rc=1; }
+	fi
+	priv_flag h2 deaf off || priv_flag h2 deaf off || rc=1
+	return $rc
+}
+ktap_check vnic_out_of_buffers_waits no_buffer_waits && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
+# Then h2's rack0 is deleted while the NIC is exported and in use: the
+# export ends with it (the port is no longer promiscuous), h0's vNIC goes
+# away, h0's Buffers come home, those h2 hoarded too (buffers_home below).
+owner_leaves() {
+	local id=$NIC3
+	[[ -n $id ]] || { echo "no third NIC"; return 1; }
 	bg ping-h0 ip netns exec h0 ping -q -i 0.05 -I "$X.12" "$X.100"
 	sleep 0.5
 	drack_del_host h2 || return 1
