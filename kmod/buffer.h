@@ -95,7 +95,7 @@ static inline bool drack_buf_peer_capped(const struct drack_alloc *a,
 static inline bool drack_buf_available(const struct drack_alloc *a,
 				       u32 buf_class, u32 peer)
 {
-	return READ_ONCE(a->cls[buf_class].nfree) &&
+	return peer < DRACK_MAX_HOSTS && READ_ONCE(a->cls[buf_class].nfree) &&
 	       !drack_buf_peer_capped(a, buf_class, peer);
 }
 

@@ -352,7 +352,7 @@ void drack_nic_tick(struct drack_dev *dd)
 
 		if (x)
 			drack_xnic_tick(x);
-		if (vp && drack_nic_port_pending(vp))
+		if (vp && drack_nic_port_retry(vp))
 			napi_schedule(&vp->napi);
 		vn = rcu_dereference(nh->vnic[n]);
 		if (vn)

@@ -272,7 +272,7 @@ void drack_nic_port_detach(struct drack_nic_port *vp, bool owner_gone);
 bool drack_nic_port_reap(struct drack_dev *dd, bool all);
 int drack_nic_port_xmit(struct drack_nic_port *vp, struct sk_buff *skb);
 bool drack_nic_port_pending(struct drack_nic_port *vp);
-void drack_nic_port_buf_recheck(struct drack_nic_port *vp);
+bool drack_nic_port_retry(struct drack_nic_port *vp);
 void drack_nic_port_bufs_back(struct drack_dev *dd);
 u64 drack_nic_port_vnics(struct drack_nic_port *vp);
 void drack_nic_port_set_vnics(struct drack_nic_port *vp, u64 vnics);

@@ -81,7 +81,10 @@ static u32 drack_nic_port_tx_clean(struct drack_nic_port *vp, bool publish)
 	return vp->tx.size - (vp->tx.idx - vp->tx_clean);
 }
 
-/* Is a Buffer of every class in @mask there for us to lend the owner? */
+/*
+ * Is a Buffer of every class in @mask there for us to lend the owner?
+ * (An empty @mask: yes, nothing is waited for.)
+ */
 static bool drack_nic_port_bufs_ready(struct drack_nic_port *vp, u32 mask)
 {
 	u32 c;
@@ -98,6 +101,7 @@ static void drack_nic_port_set_buf_wait(struct drack_nic_port *vp, u8 mask)
 {
 	atomic_t *waiters = &vp->dd->nic.buf_waiters;
 
+	BUILD_BUG_ON(DRACK_NR_CLASSES > 8);	/* a bit per class in a u8 */
 	if (!vp->buf_wait && mask)
 		atomic_inc(waiters);
 	else if (vp->buf_wait && !mask)
@@ -174,19 +178,9 @@ out:
 }
 
 /*
- * After a transmit stopped its vNIC on -ENOBUFS: Buffers that came back
- * before it stopped were seen by no one waking it, so look once more.
- */
-void drack_nic_port_buf_recheck(struct drack_nic_port *vp)
-{
-	smp_mb();	/* queue stopped before the look at the free lists */
-	if (drack_nic_port_bufs_ready(vp, READ_ONCE(vp->buf_wait)))
-		napi_schedule(&vp->napi);
-}
-
-/*
- * Buffers came home (the main NAPI, after taking returns): the ports
- * whose vNICs wait for them poll, and wake them.
+ * Buffers may have come home (the main NAPI took returns, a port's poll
+ * took back what its owner consumed): the ports whose vNICs wait for
+ * them poll, and wake them.
  */
 void drack_nic_port_bufs_back(struct drack_dev *dd)
 {
@@ -194,6 +188,8 @@ void drack_nic_port_bufs_back(struct drack_dev *dd)
 	struct drack_nic_port *vp;
 	u32 n, mask;
 
+	/* Buffers freed before the look: pairs with the waiter's stop. */
+	smp_mb();
 	if (likely(!atomic_read(&nh->buf_waiters)))
 		return;
 	rcu_read_lock();
@@ -345,6 +341,22 @@ static int drack_nic_port_rx(struct drack_nic_port *vp, int budget)
 	return n;
 }
 
+/* Is a vNIC that goes through this port stopped? (RCU) */
+static bool drack_nic_port_any_stopped(struct drack_nic_port *vp)
+{
+	struct drack_nic_host *nh = &vp->dd->nic;
+	struct drack_vnic *vn;
+	u32 v;
+
+	for (v = 0; v < DRACK_MAX_NICS; v++) {
+		vn = rcu_dereference(nh->vnic[v]);
+		if (vn && rcu_access_pointer(vn->vp) == vp &&
+		    netif_queue_stopped(vn->ndev))
+			return true;
+	}
+	return false;
+}
+
 /* Wake the vNICs waiting on this port. */
 static void drack_nic_port_wake(struct drack_nic_port *vp)
 {
@@ -364,7 +376,7 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 {
 	struct drack_nic_port *vp = container_of(napi, struct drack_nic_port, napi);
 	struct drack_dev *dd = vp->dd;
-	bool room, waited;
+	bool room, waited, wake;
 	int done;
 
 	if (unlikely(!budget))	/* netpoll: see drack_napi_poll() */
@@ -386,23 +398,34 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 
 	spin_lock_irq(&vp->tx_lock);
 	waited = vp->tx_wait || vp->buf_wait;
-	/*
-	 * Waiting vNICs wake once a quarter of the ring is free and there
-	 * are Buffers of each class a transmit found none of.
-	 */
 	room = drack_nic_port_tx_clean(vp, false) >= vp->tx.size / 4;
+	/*
+	 * Buffers back (or no one waits for them any more: the vNIC moved
+	 * away): a vNIC that waited for them now waits for room, if short.
+	 */
+	if (vp->buf_wait && (drack_nic_port_bufs_ready(vp, vp->buf_wait) ||
+			     !drack_nic_port_any_stopped(vp))) {
+		drack_nic_port_set_buf_wait(vp, 0);
+		if (!room)
+			WRITE_ONCE(vp->tx_wait, true);
+	}
+	/*
+	 * Waiting vNICs wake once a quarter of the ring is free; one that
+	 * waits for Buffers only once they are back (woken on room, it
+	 * would fail again at once), unless another waits for room.
+	 */
+	wake = room && (vp->tx_wait || !vp->buf_wait);
 	/* Under the lock: a transmit that fills the ring after keeps it. */
 	if (room)
 		WRITE_ONCE(vp->tx_wait, false);
-	if (vp->buf_wait && drack_nic_port_bufs_ready(vp, vp->buf_wait))
-		drack_nic_port_set_buf_wait(vp, 0);
-	room = room && !vp->buf_wait;
 	if (waited && !vp->tx_wait && !vp->buf_wait)
 		WRITE_ONCE(vp->ctl->flags, 0);
 	spin_unlock_irq(&vp->tx_lock);
-	if (room)
+	if (wake)
 		drack_nic_port_wake(vp);
 	rcu_read_unlock();
+	/* What the owner consumed may be what another port waits for. */
+	drack_nic_port_bufs_back(dd);
 
 	if (done < budget && napi_complete_done(napi, done) &&
 	    drack_ring_arm(&vp->done))
@@ -411,16 +434,27 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 }
 
 /*
- * Work for the poll: completions, posts to refill, or vNICs waiting for
- * TX room or Buffers (polled each heartbeat then: the owner may never
- * ring us, if someone moved our ring's producer index back to where it
- * stands, or cleared DRACK_VQ_F_TX_WAIT; so our own flags, not the
- * pool's; and a Buffer may come back by a way that wakes no one, a
- * Section granted or the lending cap raised).
+ * What the pool holds for the poll (the polling backends' poller asks):
+ * completions, or TX entries the owner consumed while a vNIC waits.
  */
 bool drack_nic_port_pending(struct drack_nic_port *vp)
 {
-	return drack_ring_pending(&vp->done) || vp->refill_short ||
+	return drack_ring_pending(&vp->done) ||
+	       (READ_ONCE(vp->tx_wait) &&
+		drack_ring_consumed(&vp->tx) != READ_ONCE(vp->tx_clean));
+}
+
+/*
+ * Work the heartbeat retries: posts to refill, vNICs waiting for TX room
+ * (the owner may never ring us, if someone moved our ring's producer
+ * index back to where it stands, or cleared DRACK_VQ_F_TX_WAIT; so our
+ * own flag, not the pool's) or for Buffers (they may come back by a way
+ * that wakes no one: a Section granted, the lending cap raised). Not the
+ * poller's: it would spin for as long as a peer holds our Buffers.
+ */
+bool drack_nic_port_retry(struct drack_nic_port *vp)
+{
+	return drack_nic_port_pending(vp) || vp->refill_short ||
 	       READ_ONCE(vp->tx_wait) || READ_ONCE(vp->buf_wait);
 }
 

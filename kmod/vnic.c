@@ -32,13 +32,9 @@ static netdev_tx_t drack_vnic_xmit(struct sk_buff *skb, struct net_device *ndev)
 		 * The vport's NAPI wakes us; it may have run already. Rerouted
 		 * meanwhile, the old port's NAPI will not: drack_vnic_route()
 		 * may have looked before we stopped (pairs with its smp_mb()).
-		 * Out of Buffers, its poll now would find room and wake us
-		 * to fail again: it runs when Buffers are back.
+		 * Out of Buffers, the poll wakes us only once they are back.
 		 */
-		if (err == -ENOSPC)
-			napi_schedule(&vp->napi);
-		else
-			drack_nic_port_buf_recheck(vp);
+		napi_schedule(&vp->napi);
 		smp_mb();	/* stopped before the look at vn->vp */
 		if (unlikely(rcu_access_pointer(vn->vp) != vp))
 			netif_wake_queue(ndev);
@@ -390,6 +386,7 @@ static void drack_vnic_get_stats(struct net_device *ndev,
 	}
 	rcu_read_unlock();
 	drack_vnic_drops(vn, drops);
+	BUILD_BUG_ON(ARRAY_SIZE(drack_vnic_stat_names) != 11 + DRACK_VQ_DROP_NR);
 	for (i = 0; i < DRACK_VQ_DROP_NR; i++)
 		data[11 + i] = drops[i];
 }

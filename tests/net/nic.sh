@@ -27,7 +27,7 @@
 . "$(dirname "$0")/lib.sh"
 
 . "$(dirname "$0")/nic-lab.bash"
-ktap_plan 23
+ktap_plan 24
 drack_setup 2 || ktap_finish
 
 ktap_check lab nic_lab
@@ -588,49 +588,84 @@ print((d[0] if isinstance(d, list) else d)["nic"])' <<<"$out") || { echo "export
 # Buffers of 2 KB, the vNIC's 128 RX posts among them); then it goes deaf
 # (reads no TX ring, so no Buffer comes back that way either) and h0
 # sends 100 frames on its vNIC, well under the 256 of the ring. Raising
-# the cap gives it Buffers again (seen at a heartbeat).
+# the cap gives it Buffers again (seen by h0's heartbeat).
+LENT_MB=/sys/module/drack/parameters/peer_max_lent_mb
+LENT_MB0=$(cat "$LENT_MB")
 # net_softirqs: NET_RX and NET_TX softirqs so far, every CPU
 net_softirqs() {
 	awk '$1 == "NET_RX:" || $1 == "NET_TX:" { for (i = 2; i <= NF; i++) n += $i } END { print n }' /proc/softirqs
 }
+# hold_h2: h0 holds h2 at the cap, h2 deaf (its TX ring not read)
+hold_h2() {
+	local capped
+	capped=$(drack_stat h0 tx_peer_capped) || return 1
+	echo 1 >"$LENT_MB"
+	# (the cap is applied by h0's liveness work: flood until it bites)
+	wait_for 10 eval 'flood h0 rack0 $(host_mac 2) 200; (( $(drack_stat h0 tx_peer_capped) > capped ))' ||
+		{ echo "h0 never held h2 at the cap"; return 1; }
+	priv_flag h2 deaf on
+}
+# vnic_no_buf V N NB: N frames on h0's V; port_tx_no_buf rises above NB
+# (read before h0 held h2 at the cap: a frame of h0's own may have found
+# no Buffer since) and the qdisc holds frames
+vnic_no_buf() {
+	local dev=$1 nb=$3
+	flood h0 "$dev" ff:ff:ff:ff:ff:ff "$2"
+	wait_for 5 eval '(( $(drack_stat h0 port_tx_no_buf $dev) > nb ))' ||
+		{ echo "h0 $dev: never out of Buffers (port_tx_no_buf $nb)"; return 1; }
+	echo "h0 $dev: port_tx_no_buf $nb -> $(drack_stat h0 port_tx_no_buf "$dev"), $(qdisc_qlen h0 "$dev") frames queued"
+	(($(qdisc_qlen h0 "$dev") > 0)) || { echo "h0 $dev: queue not stopped, its qdisc holds nothing"; return 1; }
+}
 
 no_buffer_waits() {
-	local v old capped nb s0 s1 q rc=0
+	local v nb s0 s1 rc=0
 	third_nic || return 1
-	v=rack0v$NIC3 old=$(cat /sys/module/drack/parameters/peer_max_lent_mb)
-	capped=$(drack_stat h0 tx_peer_capped) nb=$(drack_stat h0 port_tx_no_buf "$v") || return 1
-	echo 1 >/sys/module/drack/parameters/peer_max_lent_mb
-	priv_flag h2 hoard on || return 1
-	# (the cap is applied at h0's next heartbeat: flood until it bites)
-	wait_for 10 eval 'flood h0 rack0 $(host_mac 2) 200; (( $(drack_stat h0 tx_peer_capped) > capped ))' ||
-		{ echo "h0 never held h2 at the cap"; rc=1; }
-	((rc)) || priv_flag h2 deaf on || rc=1
-	((rc)) || flood h0 "$v" ff:ff:ff:ff:ff:ff 100
-	((rc)) || wait_for 5 eval '(( $(drack_stat h0 port_tx_no_buf $v) > nb ))' ||
-		{ echo "h0 $v: never out of Buffers (port_tx_no_buf $nb)"; rc=1; }
-	q=$(qdisc_qlen h0 "$v")
-	((rc || q > 0)) || { echo "h0 $v: queue not stopped, its qdisc holds nothing"; rc=1; }
-	s0=$(net_softirqs)
-	sleep 1
-	s1=$(net_softirqs)
-	echo "h0 $v: port_tx_no_buf $nb -> $(drack_stat h0 port_tx_no_buf "$v"), $q frames queued; NET_RX+NET_TX softirqs in 1 s: $((s1 - s0))"
-	echo "$old" >/sys/module/drack/parameters/peer_max_lent_mb
+	v=rack0v$NIC3
+	nb=$(drack_stat h0 port_tx_no_buf "$v") || return 1
+	priv_flag h2 hoard on && hold_h2 && vnic_no_buf "$v" 100 "$nb" || rc=1
 	if ((rc == 0)); then
-		# Idle: under 100; woken on ring room alone: over 400,000.
+		s0=$(net_softirqs)
+		sleep 1
+		s1=$(net_softirqs)
+		echo "NET_RX+NET_TX softirqs in 1 s while it waits: $((s1 - s0))"
+		# Idle: under 100; woken on ring room alone: over 270,000.
 		((s1 - s0 < 1000)) || { echo "busy while waiting for Buffers"; rc=1; }
-		wait_for 3 eval '(( $(qdisc_qlen h0 $v) == 0 ))' ||
-			{ echo "h0 $v: its queue stays stopped with the cap raised, $(qdisc_qlen h0 "$v") frames queued"; rc=1; }
 	fi
-	priv_flag h2 deaf off || priv_flag h2 deaf off || rc=1
+	echo "$LENT_MB0" >"$LENT_MB"
+	((rc)) || wait_for 3 eval '(( $(qdisc_qlen h0 $v) == 0 ))' ||
+		{ echo "h0 $v: its queue stays stopped with the cap raised, $(qdisc_qlen h0 "$v") frames queued"; rc=1; }
+	priv_flag h2 deaf off || rc=1
 	return $rc
 }
 ktap_check vnic_out_of_buffers_waits no_buffer_waits && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
+# Buffers back while the ring is still nearly full: the vNIC then waits
+# for room, and the owner must still ring h0 when it reads the ring (the
+# TX-wait flag kept), or the queue stays stopped for good. Forced: h2 deaf,
+# 250 frames fill h0's ring (256), h0 holds h2 at the cap, 20 more find
+# no Buffer; the cap raised and seen (a liveness period and heartbeats),
+# h2 hears again and must empty the qdisc.
+buffers_back_ring_full() {
+	local v=rack0v${NIC3:-} nb rc=0
+	[[ -n ${NIC3:-} ]] || { echo "no third NIC"; return 1; }
+	nb=$(drack_stat h0 port_tx_no_buf "$v") || return 1
+	priv_flag h2 deaf on && flood h0 "$v" ff:ff:ff:ff:ff:ff 250 &&
+		hold_h2 && vnic_no_buf "$v" 20 "$nb" || rc=1
+	echo "$LENT_MB0" >"$LENT_MB"
+	sleep 1		# the poll finds the Buffers back, the ring still full
+	priv_flag h2 deaf off || rc=1
+	((rc)) || wait_for 3 eval '(( $(qdisc_qlen h0 $v) == 0 ))' ||
+		{ echo "h0 $v: its queue stays stopped, $(qdisc_qlen h0 "$v") frames queued"; rc=1; }
+	priv_flag h2 hoard off || rc=1
+	return $rc
+}
+ktap_check vnic_buffers_back_ring_full buffers_back_ring_full && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
 # Then h2's rack0 is deleted while the NIC is exported and in use: the
 # export ends with it (the port is no longer promiscuous), h0's vNIC goes
 # away, h0's Buffers come home, those h2 hoarded too (buffers_home below).
 owner_leaves() {
-	local id=$NIC3
+	local id=${NIC3:-}
 	[[ -n $id ]] || { echo "no third NIC"; return 1; }
 	bg ping-h0 ip netns exec h0 ping -q -i 0.05 -I "$X.12" "$X.100"
 	sleep 0.5
