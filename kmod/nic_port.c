@@ -188,6 +188,9 @@ void drack_nic_port_bufs_back(struct drack_dev *dd)
 	struct drack_nic_port *vp;
 	u32 n, mask;
 
+	/* No port, no waiter: the main NAPI's cost is this load. */
+	if (!READ_ONCE(nh->busy_slots))
+		return;
 	/* Buffers freed before the look: pairs with the waiter's stop. */
 	smp_mb();
 	if (likely(!atomic_read(&nh->buf_waiters)))
