@@ -437,28 +437,28 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 }
 
 /*
- * What the pool holds for the poll (the polling backends' poller asks):
- * completions, or TX entries the owner consumed while a vNIC waits.
+ * Work for the poll (the polling backends' poller asks): completions,
+ * posts to refill, or TX entries the owner consumed while a vNIC waits.
  */
 bool drack_nic_port_pending(struct drack_nic_port *vp)
 {
-	return drack_ring_pending(&vp->done) ||
+	return drack_ring_pending(&vp->done) || vp->refill_short ||
 	       (READ_ONCE(vp->tx_wait) &&
 		drack_ring_consumed(&vp->tx) != READ_ONCE(vp->tx_clean));
 }
 
 /*
- * Work the heartbeat retries: posts to refill, vNICs waiting for TX room
- * (the owner may never ring us, if someone moved our ring's producer
- * index back to where it stands, or cleared DRACK_VQ_F_TX_WAIT; so our
- * own flag, not the pool's) or for Buffers (they may come back by a way
- * that wakes no one: a Section granted, the lending cap raised). Not the
+ * ... and what the heartbeat retries: vNICs waiting for TX room (the
+ * owner may never ring us, if someone moved our ring's producer index
+ * back to where it stands, or cleared DRACK_VQ_F_TX_WAIT; so our own
+ * flag, not the pool's) or for Buffers (they may come back by a way that
+ * wakes no one: a Section granted, the lending cap raised). Not the
  * poller's: it would spin for as long as a peer holds our Buffers.
  */
 bool drack_nic_port_retry(struct drack_nic_port *vp)
 {
-	return drack_nic_port_pending(vp) || vp->refill_short ||
-	       READ_ONCE(vp->tx_wait) || READ_ONCE(vp->buf_wait);
+	return drack_nic_port_pending(vp) || READ_ONCE(vp->tx_wait) ||
+	       READ_ONCE(vp->buf_wait);
 }
 
 /* Which of our vNICs go through this NIC (RTNL). */
