@@ -344,35 +344,28 @@ static int drack_nic_port_rx(struct drack_nic_port *vp, int budget)
 	return n;
 }
 
-/* Is a vNIC that goes through this port stopped? (RCU) */
-static bool drack_nic_port_any_stopped(struct drack_nic_port *vp)
+/*
+ * Is a vNIC that goes through this port stopped? With @wake, wake every
+ * such vNIC. (RCU)
+ */
+static bool drack_nic_port_stopped(struct drack_nic_port *vp, bool wake)
 {
 	struct drack_nic_host *nh = &vp->dd->nic;
 	struct drack_vnic *vn;
+	bool any = false;
 	u32 v;
 
 	for (v = 0; v < DRACK_MAX_NICS; v++) {
 		vn = rcu_dereference(nh->vnic[v]);
-		if (vn && rcu_access_pointer(vn->vp) == vp &&
-		    netif_queue_stopped(vn->ndev))
+		if (!vn || rcu_access_pointer(vn->vp) != vp ||
+		    !netif_queue_stopped(vn->ndev))
+			continue;
+		if (!wake)
 			return true;
+		netif_wake_queue(vn->ndev);
+		any = true;
 	}
-	return false;
-}
-
-/* Wake the vNICs waiting on this port. */
-static void drack_nic_port_wake(struct drack_nic_port *vp)
-{
-	struct drack_nic_host *nh = &vp->dd->nic;
-	struct drack_vnic *vn;
-	u32 v;
-
-	for (v = 0; v < DRACK_MAX_NICS; v++) {
-		vn = rcu_dereference(nh->vnic[v]);
-		if (vn && rcu_access_pointer(vn->vp) == vp &&
-		    netif_queue_stopped(vn->ndev))
-			netif_wake_queue(vn->ndev);
-	}
+	return any;
 }
 
 static int drack_nic_port_poll(struct napi_struct *napi, int budget)
@@ -407,7 +400,7 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 	 * away): a vNIC that waited for them now waits for room, if short.
 	 */
 	if (vp->buf_wait && (drack_nic_port_bufs_ready(vp, vp->buf_wait) ||
-			     !drack_nic_port_any_stopped(vp))) {
+			     !drack_nic_port_stopped(vp, false))) {
 		drack_nic_port_set_buf_wait(vp, 0);
 		if (!room)
 			WRITE_ONCE(vp->tx_wait, true);
@@ -425,7 +418,7 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 		WRITE_ONCE(vp->ctl->flags, 0);
 	spin_unlock_irq(&vp->tx_lock);
 	if (wake)
-		drack_nic_port_wake(vp);
+		drack_nic_port_stopped(vp, true);
 	rcu_read_unlock();
 	/* What the owner consumed may be what another port waits for. */
 	drack_nic_port_bufs_back(dd);

@@ -617,6 +617,13 @@ vnic_no_buf() {
 	(($(qdisc_qlen h0 "$dev") > 0)) || { echo "h0 $dev: queue not stopped, its qdisc holds nothing"; return 1; }
 }
 
+# qdisc_empties V: h0's V sends what its qdisc holds within 3 s
+qdisc_empties() {
+	local dev=$1
+	wait_for 3 eval '(( $(qdisc_qlen h0 $dev) == 0 ))' ||
+		{ echo "h0 $dev: its queue stays stopped, $(qdisc_qlen h0 "$dev") frames queued"; return 1; }
+}
+
 no_buffer_waits() {
 	local v nb s0 s1 rc=0
 	third_nic || return 1
@@ -632,8 +639,7 @@ no_buffer_waits() {
 		((s1 - s0 < 1000)) || { echo "busy while waiting for Buffers"; rc=1; }
 	fi
 	echo "$LENT_MB0" >"$LENT_MB"
-	((rc)) || wait_for 3 eval '(( $(qdisc_qlen h0 $v) == 0 ))' ||
-		{ echo "h0 $v: its queue stays stopped with the cap raised, $(qdisc_qlen h0 "$v") frames queued"; rc=1; }
+	((rc)) || qdisc_empties "$v" || rc=1
 	priv_flag h2 deaf off || rc=1
 	return $rc
 }
@@ -654,8 +660,7 @@ buffers_back_ring_full() {
 	echo "$LENT_MB0" >"$LENT_MB"
 	sleep 1		# the poll finds the Buffers back, the ring still full
 	priv_flag h2 deaf off || rc=1
-	((rc)) || wait_for 3 eval '(( $(qdisc_qlen h0 $v) == 0 ))' ||
-		{ echo "h0 $v: its queue stays stopped, $(qdisc_qlen h0 "$v") frames queued"; rc=1; }
+	((rc)) || qdisc_empties "$v" || rc=1
 	priv_flag h2 hoard off || rc=1
 	return $rc
 }
