@@ -145,6 +145,7 @@ struct drack_vnic {
 	u32 id;
 	int via;				/* vport NIC id, -1: none */
 	struct drack_nic_port __rcu *vp;
+	u8 buf_wait;		/* stopped for a Buffer of this class (bit) */
 	struct u64_stats_sync syncp;		/* tx and rx counters */
 	struct drack_vnic_stats st;
 };

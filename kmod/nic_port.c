@@ -81,22 +81,23 @@ static u32 drack_nic_port_tx_clean(struct drack_nic_port *vp, bool publish)
 	return vp->tx.size - (vp->tx.idx - vp->tx_clean);
 }
 
-/*
- * Is a Buffer of every class in @mask there for us to lend the owner?
- * (An empty @mask: yes, nothing is waited for.)
- */
-static bool drack_nic_port_bufs_ready(struct drack_nic_port *vp, u32 mask)
+/* Is a Buffer of a class in @mask there for us to lend the owner? */
+static bool drack_nic_port_bufs_any(struct drack_nic_port *vp, u32 mask)
 {
 	u32 c;
 
 	for (c = 0; c < DRACK_NR_CLASSES; c++)
 		if ((mask & BIT(c)) &&
-		    !drack_buf_available(&vp->dd->alloc, c, vp->owner))
-			return false;
-	return true;
+		    drack_buf_available(&vp->dd->alloc, c, vp->owner))
+			return true;
+	return false;
 }
 
-/* Start or end waiting for Buffers (tx_lock held). */
+/*
+ * The classes the port's vNICs wait for (tx_lock held). Counted before
+ * the mask is set: drack_nic_port_bufs_back() may see a count with an
+ * empty mask, never the reverse.
+ */
 static void drack_nic_port_set_buf_wait(struct drack_nic_port *vp, u8 mask)
 {
 	atomic_t *waiters = &vp->dd->nic.buf_waiters;
@@ -191,7 +192,10 @@ void drack_nic_port_bufs_back(struct drack_dev *dd)
 	/* No port, no waiter: the main NAPI's cost is this load. */
 	if (!READ_ONCE(nh->busy_slots))
 		return;
-	/* Buffers freed before the look: pairs with the waiter's stop. */
+	/*
+	 * Buffers freed before the look at the waiters: pairs with the
+	 * full barrier of the napi_schedule() a waiter did after it stopped.
+	 */
 	smp_mb();
 	if (likely(!atomic_read(&nh->buf_waiters)))
 		return;
@@ -199,7 +203,7 @@ void drack_nic_port_bufs_back(struct drack_dev *dd)
 	for (n = 0; n < dd->pool->geo.max_nics; n++) {
 		vp = rcu_dereference(nh->vport[n]);
 		mask = vp ? READ_ONCE(vp->buf_wait) : 0;
-		if (mask && drack_nic_port_bufs_ready(vp, mask))
+		if (mask && drack_nic_port_bufs_any(vp, mask))
 			napi_schedule(&vp->napi);
 	}
 	rcu_read_unlock();
@@ -345,34 +349,49 @@ static int drack_nic_port_rx(struct drack_nic_port *vp, int budget)
 }
 
 /*
- * Is a vNIC that goes through this port stopped? With @wake, wake every
- * such vNIC. (RCU)
+ * Wake the stopped vNICs of this port that can send: a quarter of the
+ * ring free (@room) and, for one that found no Buffer, one of its class
+ * back (woken before, it would only fail again: a softirq loop for as
+ * long as the owner holds them). Returns in @classes what the others
+ * still wait for, and whether one waits for room. (RCU)
  */
-static bool drack_nic_port_stopped(struct drack_nic_port *vp, bool wake)
+static bool drack_nic_port_wake(struct drack_nic_port *vp, bool room,
+				u8 *classes)
 {
 	struct drack_nic_host *nh = &vp->dd->nic;
+	bool room_wait = false;
 	struct drack_vnic *vn;
-	bool any = false;
+	u8 cls;
 	u32 v;
 
+	*classes = 0;
 	for (v = 0; v < DRACK_MAX_NICS; v++) {
 		vn = rcu_dereference(nh->vnic[v]);
 		if (!vn || rcu_access_pointer(vn->vp) != vp ||
-		    !netif_queue_stopped(vn->ndev))
+		    !netif_running(vn->ndev) || !netif_queue_stopped(vn->ndev))
 			continue;
-		if (!wake)
-			return true;
+		cls = READ_ONCE(vn->buf_wait);
+		if (cls && !drack_nic_port_bufs_any(vp, cls)) {
+			*classes |= cls;
+			continue;
+		}
+		if (!room) {
+			room_wait = true;
+			continue;
+		}
+		WRITE_ONCE(vn->buf_wait, 0);
 		netif_wake_queue(vn->ndev);
-		any = true;
 	}
-	return any;
+	return room_wait;
 }
 
 static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 {
 	struct drack_nic_port *vp = container_of(napi, struct drack_nic_port, napi);
 	struct drack_dev *dd = vp->dd;
-	bool room, waited, wake;
+	bool room, room_wait;
+	u8 classes;
+	u32 flags;
 	int done;
 
 	if (unlikely(!budget))	/* netpoll: see drack_napi_poll() */
@@ -393,32 +412,21 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 	spin_unlock(&vp->rx_lock);
 
 	spin_lock_irq(&vp->tx_lock);
-	waited = vp->tx_wait || vp->buf_wait;
 	room = drack_nic_port_tx_clean(vp, false) >= vp->tx.size / 4;
-	/*
-	 * Buffers back (or no one waits for them any more: the vNIC moved
-	 * away): a vNIC that waited for them now waits for room, if short.
-	 */
-	if (vp->buf_wait && (drack_nic_port_bufs_ready(vp, vp->buf_wait) ||
-			     !drack_nic_port_stopped(vp, false))) {
-		drack_nic_port_set_buf_wait(vp, 0);
-		if (!room)
-			WRITE_ONCE(vp->tx_wait, true);
-	}
-	/*
-	 * Waiting vNICs wake once a quarter of the ring is free; one that
-	 * waits for Buffers only once they are back (woken on room, it
-	 * would fail again at once), unless another waits for room.
-	 */
-	wake = room && (vp->tx_wait || !vp->buf_wait);
-	/* Under the lock: a transmit that fills the ring after keeps it. */
-	if (room)
-		WRITE_ONCE(vp->tx_wait, false);
-	if (waited && !vp->tx_wait && !vp->buf_wait)
-		WRITE_ONCE(vp->ctl->flags, 0);
 	spin_unlock_irq(&vp->tx_lock);
-	if (wake)
-		drack_nic_port_stopped(vp, true);
+	room_wait = drack_nic_port_wake(vp, room, &classes);
+	/*
+	 * The waits are what the walk found. A transmit that fails after
+	 * its look stops its vNIC, then schedules us: we poll again.
+	 */
+	spin_lock_irq(&vp->tx_lock);
+	drack_nic_port_set_buf_wait(vp, classes);
+	WRITE_ONCE(vp->tx_wait, room_wait);
+	/* Ring us when consuming: that frees room and Buffers lent to it. */
+	flags = room_wait || classes ? DRACK_VQ_F_TX_WAIT : 0;
+	if (le32_to_cpu(READ_ONCE(vp->ctl->flags)) != flags)
+		WRITE_ONCE(vp->ctl->flags, cpu_to_le32(flags));
+	spin_unlock_irq(&vp->tx_lock);
 	rcu_read_unlock();
 	/* What the owner consumed may be what another port waits for. */
 	drack_nic_port_bufs_back(dd);
@@ -431,12 +439,13 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 
 /*
  * Work for the poll (the polling backends' poller asks): completions,
- * posts to refill, or TX entries the owner consumed while a vNIC waits.
+ * posts to refill, or TX entries the owner consumed while a vNIC waits
+ * (for room, or for the Buffers in them).
  */
 bool drack_nic_port_pending(struct drack_nic_port *vp)
 {
 	return drack_ring_pending(&vp->done) || vp->refill_short ||
-	       (READ_ONCE(vp->tx_wait) &&
+	       ((READ_ONCE(vp->tx_wait) || READ_ONCE(vp->buf_wait)) &&
 		drack_ring_consumed(&vp->tx) != READ_ONCE(vp->tx_clean));
 }
 

@@ -27,12 +27,15 @@ static netdev_tx_t drack_vnic_xmit(struct sk_buff *skb, struct net_device *ndev)
 		goto drop;
 	err = drack_nic_port_xmit(vp, skb);
 	if (err == -ENOSPC || err == -ENOBUFS) {
+		/* What it waits for: room, or a Buffer of this class. */
+		WRITE_ONCE(vn->buf_wait,
+			   err == -ENOBUFS ? BIT(drack_buf_class(len)) : 0);
 		netif_stop_queue(ndev);
 		/*
 		 * The vport's NAPI wakes us; it may have run already. Rerouted
 		 * meanwhile, the old port's NAPI will not: drack_vnic_route()
 		 * may have looked before we stopped (pairs with its smp_mb()).
-		 * Out of Buffers, the poll wakes us only once they are back.
+		 * Out of Buffers, the poll wakes us only once some are back.
 		 */
 		napi_schedule(&vp->napi);
 		smp_mb();	/* stopped before the look at vn->vp */
