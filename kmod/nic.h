@@ -262,7 +262,7 @@ u64 drack_xnic_mc_hosts(struct drack_xnic *x, const u8 *dest);
 bool drack_xnic_tx_allowed(struct drack_xnic *x, u32 h, struct sk_buff *skb);
 void drack_xnic_publish_drops(struct drack_xnic *x);
 
-/* vport.c: the host side of a virt_queue pair */
+/* nic_port.c: the host side of a virt_queue pair */
 struct drack_nic_port *drack_nic_port_attach(struct drack_dev *dd, u32 nic);
 void drack_nic_port_detach(struct drack_nic_port *vp, bool owner_gone);
 /*
@@ -272,11 +272,14 @@ void drack_nic_port_detach(struct drack_nic_port *vp, bool owner_gone);
  */
 bool drack_nic_port_reap(struct drack_dev *dd, bool all);
 int drack_nic_port_xmit(struct drack_nic_port *vp, struct sk_buff *skb);
-bool drack_nic_port_pending(struct drack_nic_port *vp);
-bool drack_nic_port_retry(struct drack_nic_port *vp);
-void drack_nic_port_bufs_back(struct drack_dev *dd);
 u64 drack_nic_port_vnics(struct drack_nic_port *vp);
 void drack_nic_port_set_vnics(struct drack_nic_port *vp, u64 vnics);
+/* nic_port_wait.c: what stopped vNICs wait for, who wakes them */
+void drack_nic_port_set_buf_wait(struct drack_nic_port *vp, u8 mask);
+void drack_nic_port_wake(struct drack_nic_port *vp, bool room);
+void drack_nic_port_bufs_back(struct drack_dev *dd);
+bool drack_nic_port_pending(struct drack_nic_port *vp);
+bool drack_nic_port_retry(struct drack_nic_port *vp);
 
 /* vnic.c: the netdevs */
 struct drack_vnic *drack_vnic_create(struct drack_dev *dd, u32 id);

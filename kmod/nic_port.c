@@ -37,7 +37,7 @@ static void drack_nic_port_refill(struct drack_nic_port *vp)
 		WRITE_ONCE(slot->off, cpu_to_le64(off));
 		drack_ring_push(&vp->post);
 	}
-	vp->refill_short = want - (vp->post.idx - vp->posted_head);
+	WRITE_ONCE(vp->refill_short, want - (vp->post.idx - vp->posted_head));
 	/* The owner takes posts as frames come: no doorbell. */
 	drack_ring_flush(&vp->post);
 	if (vp->refill_short && drack_alloc_low(&dd->alloc, DRACK_CLASS_2K))
@@ -51,7 +51,7 @@ static void drack_nic_port_refill(struct drack_nic_port *vp)
 static u32 drack_nic_port_tx_clean(struct drack_nic_port *vp, bool publish)
 {
 	u32 cons = drack_ring_consumed(&vp->tx), prod = vp->tx.idx;
-	u32 shown = drack_ring_prod(&vp->tx);
+	u32 shown = drack_ring_prod(&vp->tx), clean = vp->tx_clean;
 
 	/*
 	 * Consumed beyond what we produced: the owner took garbage off the
@@ -61,53 +61,24 @@ static u32 drack_nic_port_tx_clean(struct drack_nic_port *vp, bool publish)
 	 * Either way what we produced is consumed too; go on from the
 	 * owner's index.
 	 */
-	if (cons - vp->tx_clean > prod - vp->tx_clean ||
+	if (cons - clean > prod - clean ||
 	    (shown != vp->tx.pub && (publish || cons == shown))) {
-		for (; vp->tx_clean != prod; vp->tx_clean++)
+		for (; clean != prod; clean++)
 			drack_buf_return(&vp->dd->alloc,
-					 vp->tx_off[vp->tx_clean &
-						    (vp->tx.size - 1)],
+					 vp->tx_off[clean & (vp->tx.size - 1)],
 					 vp->owner);
 		drack_ring_resync_producer(&vp->tx, cons);
-		vp->tx_clean = cons;
+		WRITE_ONCE(vp->tx_clean, cons);	/* the poller reads it */
 		drack_counter_inc(&vp->st, DRACK_PS_TX_BAD_RING);
 		return vp->tx.size;
 	}
-	for (; vp->tx_clean != cons; vp->tx_clean++)
+	for (; clean != cons; clean++)
 		drack_buf_return(&vp->dd->alloc,
-				 vp->tx_off[vp->tx_clean & (vp->tx.size - 1)],
+				 vp->tx_off[clean & (vp->tx.size - 1)],
 				 vp->owner);
+	WRITE_ONCE(vp->tx_clean, clean);
 	/* Counted in our own memory: the owner's index is read once. */
 	return vp->tx.size - (vp->tx.idx - vp->tx_clean);
-}
-
-/* Is a Buffer of a class in @mask there for us to lend the owner? */
-static bool drack_nic_port_bufs_any(struct drack_nic_port *vp, u32 mask)
-{
-	u32 c;
-
-	for (c = 0; c < DRACK_NR_CLASSES; c++)
-		if ((mask & BIT(c)) &&
-		    drack_buf_available(&vp->dd->alloc, c, vp->owner))
-			return true;
-	return false;
-}
-
-/*
- * The classes the port's vNICs wait for (tx_lock held). Counted before
- * the mask is set: drack_nic_port_bufs_back() may see a count with an
- * empty mask, never the reverse.
- */
-static void drack_nic_port_set_buf_wait(struct drack_nic_port *vp, u8 mask)
-{
-	atomic_t *waiters = &vp->dd->nic.buf_waiters;
-
-	BUILD_BUG_ON(DRACK_NR_CLASSES > 8);	/* a bit per class in a u8 */
-	if (!vp->buf_wait && mask)
-		atomic_inc(waiters);
-	else if (vp->buf_wait && !mask)
-		atomic_dec(waiters);
-	WRITE_ONCE(vp->buf_wait, mask);
 }
 
 /*
@@ -124,13 +95,16 @@ int drack_nic_port_xmit(struct drack_nic_port *vp, struct sk_buff *skb)
 	u32 len = skb->len, cls;
 	struct drack_ref *ref;
 	unsigned long flags;
+	bool cleaned;
 	int err = 0;
+	u32 clean;
 	u64 off;
 
 	if (virtio_net_hdr_from_skb(skb, &vnet, true, true, 0))
 		return -EINVAL;
 	cls = drack_buf_class(len);
 	spin_lock_irqsave(&vp->tx_lock, flags);
+	clean = vp->tx_clean;
 	if (!drack_nic_port_tx_clean(vp, true)) {
 		err = -ENOSPC;
 		goto out;
@@ -174,39 +148,11 @@ out:
 		 */
 		WRITE_ONCE(vp->ctl->flags, cpu_to_le32(DRACK_VQ_F_TX_WAIT));
 	}
+	cleaned = vp->tx_clean != clean;
 	spin_unlock_irqrestore(&vp->tx_lock, flags);
+	if (cleaned)	/* Buffers home: another vNIC may wait for them */
+		drack_nic_port_bufs_back(dd);
 	return err;
-}
-
-/*
- * Buffers may have come home (the main NAPI took returns, a port's poll
- * took back what its owner consumed): the ports whose vNICs wait for
- * them poll, and wake them.
- */
-void drack_nic_port_bufs_back(struct drack_dev *dd)
-{
-	struct drack_nic_host *nh = &dd->nic;
-	struct drack_nic_port *vp;
-	u32 n, mask;
-
-	/* No port, no waiter: the main NAPI's cost is this load. */
-	if (!READ_ONCE(nh->busy_slots))
-		return;
-	/*
-	 * Buffers freed before the look at the waiters: pairs with the
-	 * full barrier of the napi_schedule() a waiter did after it stopped.
-	 */
-	smp_mb();
-	if (likely(!atomic_read(&nh->buf_waiters)))
-		return;
-	rcu_read_lock();
-	for (n = 0; n < dd->pool->geo.max_nics; n++) {
-		vp = rcu_dereference(nh->vport[n]);
-		mask = vp ? READ_ONCE(vp->buf_wait) : 0;
-		if (mask && drack_nic_port_bufs_any(vp, mask))
-			napi_schedule(&vp->napi);
-	}
-	rcu_read_unlock();
 }
 
 /*
@@ -348,50 +294,11 @@ static int drack_nic_port_rx(struct drack_nic_port *vp, int budget)
 	return n;
 }
 
-/*
- * Wake the stopped vNICs of this port that can send: a quarter of the
- * ring free (@room) and, for one that found no Buffer, one of its class
- * back (woken before, it would only fail again: a softirq loop for as
- * long as the owner holds them). Returns in @classes what the others
- * still wait for, and whether one waits for room. (RCU)
- */
-static bool drack_nic_port_wake(struct drack_nic_port *vp, bool room,
-				u8 *classes)
-{
-	struct drack_nic_host *nh = &vp->dd->nic;
-	bool room_wait = false;
-	struct drack_vnic *vn;
-	u8 cls;
-	u32 v;
-
-	*classes = 0;
-	for (v = 0; v < DRACK_MAX_NICS; v++) {
-		vn = rcu_dereference(nh->vnic[v]);
-		if (!vn || rcu_access_pointer(vn->vp) != vp ||
-		    !netif_running(vn->ndev) || !netif_queue_stopped(vn->ndev))
-			continue;
-		cls = READ_ONCE(vn->buf_wait);
-		if (cls && !drack_nic_port_bufs_any(vp, cls)) {
-			*classes |= cls;
-			continue;
-		}
-		if (!room) {
-			room_wait = true;
-			continue;
-		}
-		WRITE_ONCE(vn->buf_wait, 0);
-		netif_wake_queue(vn->ndev);
-	}
-	return room_wait;
-}
-
 static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 {
 	struct drack_nic_port *vp = container_of(napi, struct drack_nic_port, napi);
 	struct drack_dev *dd = vp->dd;
-	bool room, room_wait;
-	u8 classes;
-	u32 flags;
+	bool room;
 	int done;
 
 	if (unlikely(!budget))	/* netpoll: see drack_napi_poll() */
@@ -413,19 +320,7 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 
 	spin_lock_irq(&vp->tx_lock);
 	room = drack_nic_port_tx_clean(vp, false) >= vp->tx.size / 4;
-	spin_unlock_irq(&vp->tx_lock);
-	room_wait = drack_nic_port_wake(vp, room, &classes);
-	/*
-	 * The waits are what the walk found. A transmit that fails after
-	 * its look stops its vNIC, then schedules us: we poll again.
-	 */
-	spin_lock_irq(&vp->tx_lock);
-	drack_nic_port_set_buf_wait(vp, classes);
-	WRITE_ONCE(vp->tx_wait, room_wait);
-	/* Ring us when consuming: that frees room and Buffers lent to it. */
-	flags = room_wait || classes ? DRACK_VQ_F_TX_WAIT : 0;
-	if (le32_to_cpu(READ_ONCE(vp->ctl->flags)) != flags)
-		WRITE_ONCE(vp->ctl->flags, cpu_to_le32(flags));
+	drack_nic_port_wake(vp, room);
 	spin_unlock_irq(&vp->tx_lock);
 	rcu_read_unlock();
 	/* What the owner consumed may be what another port waits for. */
@@ -435,32 +330,6 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 	    drack_ring_arm(&vp->done))
 		napi_schedule(napi);
 	return done;
-}
-
-/*
- * Work for the poll (the polling backends' poller asks): completions,
- * posts to refill, or TX entries the owner consumed while a vNIC waits
- * (for room, or for the Buffers in them).
- */
-bool drack_nic_port_pending(struct drack_nic_port *vp)
-{
-	return drack_ring_pending(&vp->done) || vp->refill_short ||
-	       ((READ_ONCE(vp->tx_wait) || READ_ONCE(vp->buf_wait)) &&
-		drack_ring_consumed(&vp->tx) != READ_ONCE(vp->tx_clean));
-}
-
-/*
- * ... and what the heartbeat retries: vNICs waiting for TX room (the
- * owner may never ring us, if someone moved our ring's producer index
- * back to where it stands, or cleared DRACK_VQ_F_TX_WAIT; so our own
- * flag, not the pool's) or for Buffers (they may come back by a way that
- * wakes no one: a Section granted, the lending cap raised). Not the
- * poller's: it would spin for as long as a peer holds our Buffers.
- */
-bool drack_nic_port_retry(struct drack_nic_port *vp)
-{
-	return drack_nic_port_pending(vp) || READ_ONCE(vp->tx_wait) ||
-	       READ_ONCE(vp->buf_wait);
 }
 
 /* Which of our vNICs go through this NIC (RTNL). */
@@ -611,6 +480,9 @@ void drack_nic_port_detach(struct drack_nic_port *vp, bool owner_gone)
 	spin_unlock_irq(&vp->tx_lock);
 	if (owner_gone || !drack_dev_active(dd)) {
 		drack_nic_port_free(vp);
+		local_bh_disable();
+		drack_nic_port_bufs_back(dd);
+		local_bh_enable();
 		return;
 	}
 	vp->detach_deadline = jiffies + msecs_to_jiffies(DRACK_NIC_PORT_DETACH_MS);
@@ -635,8 +507,8 @@ bool drack_nic_port_reap(struct drack_dev *dd, bool all)
 {
 	struct drack_nic_host *nh = &dd->nic;
 	struct drack_nic_port *vp, *tmp;
+	bool left, freed = false;
 	LIST_HEAD(done);
-	bool left;
 
 	for (;;) {
 		spin_lock_bh(&nh->detach_lock);
@@ -648,6 +520,12 @@ bool drack_nic_port_reap(struct drack_dev *dd, bool all)
 		list_for_each_entry_safe(vp, tmp, &done, detach_node) {
 			list_del(&vp->detach_node);
 			drack_nic_port_free(vp);
+			freed = true;
+		}
+		if (freed) {	/* what it lent may be what a vNIC waits for */
+			local_bh_disable();
+			drack_nic_port_bufs_back(dd);
+			local_bh_enable();
 		}
 		if (!all || !left)
 			return left;
