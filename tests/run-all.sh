@@ -49,6 +49,92 @@ step() {
 	return "$rc"
 }
 
+# lanes N TEST...: the tests split into N lists (one line each) of about
+# equal time: the longest first, each onto the lane with the least so
+# far. Times: tests/suite-times (seconds per script in a serial run; a
+# test not listed counts 60).
+lanes() {
+	local n=$1; shift
+	awk -v n="$n" -v list="$*" '
+		FNR == NR { if ($1 !~ /^#/) t[$1] = $2; next }
+		END {
+			m = split(list, name, " ")
+			for (i = 1; i <= m; i++) { d[i] = (name[i] in t) ? t[name[i]] : 60; done[i] = 0 }
+			for (k = 1; k <= m; k++) {
+				b = 0
+				for (i = 1; i <= m; i++)
+					if (!done[i] && (!b || d[i] > d[b])) b = i
+				done[b] = 1
+				l = 0
+				for (j = 1; j < n; j++) if (sum[j] < sum[l]) l = j
+				sum[l] += d[b]; lane[l] = lane[l] " " name[b]
+			}
+			for (j = 0; j < n; j++) print substr(lane[j], 2)
+		}' "$( [[ -e tests/suite-times ]] && echo tests/suite-times || echo /dev/null)" /dev/null
+}
+
+# guest_lanes FIRST TEST...: the netns suite in DRACK_LANES guests at once
+# (default 2: a TCG guest leaves a third of the host idle in waits and
+# sleeps; 1 runs them in one guest), each with its share of the tests.
+# Results numbered from FIRST, printed lane after lane, then guest_vm for
+# all of them: booted, finished in time, clean kernel logs.
+guest_lanes() {
+	local first=$1 lanes_n=${DRACK_LANES:-2} l i g rc why=
+	shift
+	local all=("$@") list=() sizes=() pids=()
+	((lanes_n >= 1 && lanes_n <= 4)) || lanes_n=2
+	((lanes_n <= ${#all[@]})) || lanes_n=${#all[@]}
+	mapfile -t list < <(lanes "$lanes_n" "${all[@]}")
+	local n=$first
+	for ((l = 0; l < lanes_n; l++)); do
+		read -r -a g <<<"${list[l]}"
+		sizes+=("${#g[@]}")
+		echo "# --- guest $l: tools/rack/run-guest.sh --timeout $GUEST_TIMEOUT -- bash tests/guest-suite.sh ${g[*]}"
+		{
+			rc=0
+			tools/rack/run-guest.sh --timeout "$GUEST_TIMEOUT" --name "drack-check-$l" -- \
+				bash tests/guest-suite.sh --first "$n" --no-header "${g[@]}" \
+				>"$WORK/guest$l.out" 2>"$WORK/guest$l.err" </dev/null || rc=$?
+			echo "$rc" >"$WORK/guest$l.rc"
+		} &
+		pids+=($!)
+		n=$((n + ${#g[@]}))
+	done
+	wait "${pids[@]}"
+	n=$first
+	for ((l = 0; l < lanes_n; l++)); do
+		read -r -a g <<<"${list[l]}"
+		rc=$(<"$WORK/guest$l.rc")
+		cat "$WORK/guest$l.out"
+		prefixed <"$WORK/guest$l.err"
+		# Results the guest never printed (it hung, died or timed out).
+		for ((i = 0; i < ${#g[@]}; i++)); do
+			if ! grep -qE "^(not )?ok $((n + i)) " "$WORK/guest$l.out"; then
+				echo "not ok $((n + i)) ${g[i]}"
+				echo "# not run: the guest ended first (run-guest.sh rc $rc)"
+			fi
+		done
+		n=$((n + ${#g[@]}))
+		if ((rc == 124)) && grep -q 'kernel locked up' "$WORK/guest$l.err"; then
+			why+="guest $l: its kernel locked up (see above); "
+		elif ((rc == 124)); then
+			why+="guest $l timed out after $GUEST_TIMEOUT s; "
+		elif ((rc == 125)); then
+			why+="guest $l died (run-guest.sh rc 125); "
+		elif grep -q 'kernel log shows a problem' "$WORK/guest$l.err"; then
+			why+="guest $l: its kernel log shows a problem (see above); "
+		elif ! grep -q '^# guest suite: ' "$WORK/guest$l.out"; then
+			why+="guest $l: the suite did not run to its end (rc $rc); "
+		fi
+	done
+	N=$((n - 1))
+	if [[ -n $why ]]; then
+		result 1 guest_vm "${why%; }"
+	else
+		result 0 guest_vm
+	fi
+}
+
 main() {
 	local t0=$SECONDS tests rc build=0 g
 	if [[ -n ${DRACK_TESTS:-} ]]; then
@@ -82,36 +168,7 @@ main() {
 	else
 		# The kernel's own driver tests, for tests/net/drv_net.sh.
 		bash tests/kernel-selftests.sh 2>&1 | prefixed
-		echo "# --- guest: tools/rack/run-guest.sh --timeout $GUEST_TIMEOUT -- bash tests/guest-suite.sh"
-		rc=0
-		tools/rack/run-guest.sh --timeout "$GUEST_TIMEOUT" --name drack-check -- \
-			bash tests/guest-suite.sh --first "$first" --no-header "${tests[@]}" \
-			2>"$WORK/guest.err" </dev/null | tee "$WORK/guest.out" || rc=${PIPESTATUS[0]}
-		prefixed <"$WORK/guest.err"
-		# Results the guest never printed (it hung, died or timed out).
-		local i=0
-		for g in "${tests[@]}"; do
-			if ! grep -qE "^(not )?ok $((first + i)) " "$WORK/guest.out"; then
-				echo "not ok $((first + i)) $g"
-				echo "# not run: the guest ended first (run-guest.sh rc $rc)"
-			fi
-			i=$((i + 1))
-		done
-		N=$((first + ${#tests[@]} - 1))
-		# The guest itself: booted, finished in time, clean kernel log.
-		if ((rc == 124)) && grep -q 'kernel locked up' "$WORK/guest.err"; then
-			result 1 guest_vm "the guest's kernel locked up: stopped (see above)"
-		elif ((rc == 124)); then
-			result 1 guest_vm "guest timed out after $GUEST_TIMEOUT s"
-		elif ((rc == 125)); then
-			result 1 guest_vm "guest died (run-guest.sh rc 125)"
-		elif grep -q 'kernel log shows a problem' "$WORK/guest.err"; then
-			result 1 guest_vm "the guest's kernel log shows a problem (see above)"
-		elif ! grep -q '^# guest suite: ' "$WORK/guest.out"; then
-			result 1 guest_vm "the guest suite did not run to its end (rc $rc)"
-		else
-			result 0 guest_vm
-		fi
+		guest_lanes "$first" "${tests[@]}"
 	fi
 	# A few guest tests again on Debian's 6.12 kernel (full runs only).
 	if ((build)); then
