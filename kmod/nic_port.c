@@ -46,9 +46,11 @@ static void drack_nic_port_refill(struct drack_nic_port *vp)
 
 /*
  * Give back TX Buffers the owner is done with (tx_lock held); returns
- * the free slots. @publish: the caller is about to publish our index.
+ * the free slots, and in @freed whether any Buffer went home. @publish:
+ * the caller is about to publish our index.
  */
-static u32 drack_nic_port_tx_clean(struct drack_nic_port *vp, bool publish)
+static u32 drack_nic_port_tx_clean(struct drack_nic_port *vp, bool publish,
+				   bool *freed)
 {
 	u32 cons = drack_ring_consumed(&vp->tx), prod = vp->tx.idx;
 	u32 shown = drack_ring_prod(&vp->tx), clean = vp->tx_clean;
@@ -63,6 +65,7 @@ static u32 drack_nic_port_tx_clean(struct drack_nic_port *vp, bool publish)
 	 */
 	if (cons - clean > prod - clean ||
 	    (shown != vp->tx.pub && (publish || cons == shown))) {
+		*freed = clean != prod;
 		for (; clean != prod; clean++)
 			drack_buf_return(&vp->dd->alloc,
 					 vp->tx_off[clean & (vp->tx.size - 1)],
@@ -72,6 +75,7 @@ static u32 drack_nic_port_tx_clean(struct drack_nic_port *vp, bool publish)
 		drack_counter_inc(&vp->st, DRACK_PS_TX_BAD_RING);
 		return vp->tx.size;
 	}
+	*freed = clean != cons;
 	for (; clean != cons; clean++)
 		drack_buf_return(&vp->dd->alloc,
 				 vp->tx_off[clean & (vp->tx.size - 1)],
@@ -97,15 +101,13 @@ int drack_nic_port_xmit(struct drack_nic_port *vp, struct sk_buff *skb)
 	unsigned long flags;
 	bool cleaned;
 	int err = 0;
-	u32 clean;
 	u64 off;
 
 	if (virtio_net_hdr_from_skb(skb, &vnet, true, true, 0))
 		return -EINVAL;
 	cls = drack_buf_class(len);
 	spin_lock_irqsave(&vp->tx_lock, flags);
-	clean = vp->tx_clean;
-	if (!drack_nic_port_tx_clean(vp, true)) {
+	if (!drack_nic_port_tx_clean(vp, true, &cleaned)) {
 		err = -ENOSPC;
 		goto out;
 	}
@@ -148,9 +150,13 @@ out:
 		 */
 		WRITE_ONCE(vp->ctl->flags, cpu_to_le32(DRACK_VQ_F_TX_WAIT));
 	}
-	cleaned = vp->tx_clean != clean;
 	spin_unlock_irqrestore(&vp->tx_lock, flags);
-	if (cleaned)	/* Buffers home: another vNIC may wait for them */
+	/*
+	 * Buffers home: another vNIC may wait for them. Its full barrier
+	 * on each such transmit is the price of not waiting for the
+	 * heartbeat; small beside the copy of the frame.
+	 */
+	if (cleaned)
 		drack_nic_port_bufs_back(dd);
 	return err;
 }
@@ -298,7 +304,7 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 {
 	struct drack_nic_port *vp = container_of(napi, struct drack_nic_port, napi);
 	struct drack_dev *dd = vp->dd;
-	bool room;
+	bool room, freed;
 	int done;
 
 	if (unlikely(!budget))	/* netpoll: see drack_napi_poll() */
@@ -319,7 +325,7 @@ static int drack_nic_port_poll(struct napi_struct *napi, int budget)
 	spin_unlock(&vp->rx_lock);
 
 	spin_lock_irq(&vp->tx_lock);
-	room = drack_nic_port_tx_clean(vp, false) >= vp->tx.size / 4;
+	room = drack_nic_port_tx_clean(vp, false, &freed) >= vp->tx.size / 4;
 	drack_nic_port_wake(vp, room);
 	spin_unlock_irq(&vp->tx_lock);
 	rcu_read_unlock();
@@ -422,13 +428,14 @@ struct drack_nic_port *drack_nic_port_attach(struct drack_dev *dd, u32 nic)
 static void drack_nic_port_take_back(struct drack_nic_port *vp)
 {
 	struct drack_alloc *a = &vp->dd->alloc;
-	u32 prod;
+	u32 prod, clean;
 
 	spin_lock_irq(&vp->tx_lock);
 	prod = vp->tx.idx;
-	for (; vp->tx_clean != prod; vp->tx_clean++)
-		drack_buf_return(a, vp->tx_off[vp->tx_clean &
-					       (vp->tx.size - 1)], vp->owner);
+	for (clean = vp->tx_clean; clean != prod; clean++)
+		drack_buf_return(a, vp->tx_off[clean & (vp->tx.size - 1)],
+				 vp->owner);
+	WRITE_ONCE(vp->tx_clean, prod);
 	spin_unlock_irq(&vp->tx_lock);
 
 	spin_lock_bh(&vp->rx_lock);
@@ -507,7 +514,7 @@ bool drack_nic_port_reap(struct drack_dev *dd, bool all)
 {
 	struct drack_nic_host *nh = &dd->nic;
 	struct drack_nic_port *vp, *tmp;
-	bool left, freed = false;
+	bool left, freed;
 	LIST_HEAD(done);
 
 	for (;;) {
@@ -517,6 +524,7 @@ bool drack_nic_port_reap(struct drack_dev *dd, bool all)
 				list_move_tail(&vp->detach_node, &done);
 		left = !list_empty(&nh->detaching);
 		spin_unlock_bh(&nh->detach_lock);
+		freed = false;
 		list_for_each_entry_safe(vp, tmp, &done, detach_node) {
 			list_del(&vp->detach_node);
 			drack_nic_port_free(vp);

@@ -36,6 +36,7 @@ void drack_nic_port_set_buf_wait(struct drack_nic_port *vp, u8 mask)
 	atomic_t *waiters = &vp->dd->nic.buf_waiters;
 
 	BUILD_BUG_ON(DRACK_NR_CLASSES > 8);	/* a bit per class in a u8 */
+	lockdep_assert_held(&vp->tx_lock);
 	if (!vp->buf_wait && mask)
 		atomic_inc(waiters);
 	else if (vp->buf_wait && !mask)
@@ -47,7 +48,7 @@ void drack_nic_port_set_buf_wait(struct drack_nic_port *vp, u8 mask)
  * Buffers may have come home (the main NAPI took returns, a port's poll
  * or a vNIC's transmit took back what an owner consumed, a detached port
  * was freed): the ports whose vNICs wait for them poll, and wake them.
- * BH disabled.
+ * BH or IRQs off (netpoll transmits).
  */
 void drack_nic_port_bufs_back(struct drack_dev *dd)
 {
@@ -77,12 +78,13 @@ void drack_nic_port_bufs_back(struct drack_dev *dd)
 
 /*
  * The port's poll, after its TX cleanup (tx_lock held, RCU): wake the
- * stopped vNICs of this port that can send: a quarter of the ring free
+ * stopped vNICs of this port that can send, a quarter of the ring free
  * (@room) and, for one that found no Buffer, one of its class back. What
- * the others wait for becomes the port's waits; the walk's, not an
- * update of the old ones, so a wake used up before its waiter stopped
- * cannot leave one waiting for nothing. A transmit that fails after the
- * walk stops its vNIC, then schedules this poll again.
+ * the others wait for becomes the port's waits and its TX-wait flag in
+ * the pool: the walk's, not an update of the old ones, so a wake used up
+ * before its waiter stopped cannot leave one waiting for nothing. A
+ * transmit that fails after the walk stops its vNIC, then schedules this
+ * poll again.
  */
 void drack_nic_port_wake(struct drack_nic_port *vp, bool room)
 {
@@ -92,6 +94,7 @@ void drack_nic_port_wake(struct drack_nic_port *vp, bool room)
 	u8 cls, classes = 0;
 	u32 v, flags;
 
+	lockdep_assert_held(&vp->tx_lock);
 	for (v = 0; v < DRACK_MAX_NICS; v++) {
 		vn = rcu_dereference(nh->vnic[v]);
 		if (!vn || rcu_access_pointer(vn->vp) != vp ||
