@@ -4,23 +4,27 @@
 # run-all.sh: what `make check` runs. Installs the dependencies, builds
 # everything, compile-checks against the 6.12 headers, runs the unit tests
 # (tests/unit, user space), then runs the whole netns suite
-# (tests/guest-suite.sh) in one QEMU guest. Prints KTAP, ends
+# (tests/guest-suite.sh) in two QEMU guests at once. Prints KTAP, ends
 # with exactly one `N passed, N failed` line and exits non-zero on any
 # failure.
 #
-# Then a few of those tests again in a guest running Debian's 6.12 kernel
-# (tests/guest-612.sh), and the multi-VM tests (tests/multi/*.sh, several
-# kernels on one shared pool), each on the host, each one KTAP subtest.
+# Beside them, a few of those tests again in a guest running Debian's
+# 6.12 kernel (tests/guest-612.sh); then the multi-VM tests
+# (tests/multi/*.sh, several kernels on one shared pool), each on the
+# host, each one KTAP subtest.
 #
 # Env: DRACK_KVER (make check KVER=...: build for and boot that installed
 # kernel instead of the newest 6.1; then the 6.12 smoke step is skipped),
 # DRACK_GUEST_TIMEOUT (3000 s), DRACK_TESTS (a subset, e.g. "basic mtu";
 # then no multi-VM test unless DRACK_MULTI names some), DRACK_MULTI (the
-# multi-VM tests, e.g. "rack4"; default all, or none with DRACK_TESTS).
+# multi-VM tests, e.g. "rack4"; default all, or none with DRACK_TESTS),
+# DRACK_612_TESTS (what the 6.12 guest runs; default its own list, and
+# with DRACK_TESTS nothing), DRACK_LANES (guests for the suite, 2).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
 SUMMARY=tests/vm/ktap-summary.sh
+RUN_612=0
 GUEST_TIMEOUT=${DRACK_GUEST_TIMEOUT:-3000}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/drack-check.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -75,27 +79,44 @@ lanes() {
 
 # guest_lanes FIRST TEST...: the netns suite in DRACK_LANES guests at once
 # (default 2: a TCG guest leaves a third of the host idle in waits and
-# sleeps; 1 runs them in one guest), each with its share of the tests.
-# Results numbered from FIRST, printed lane after lane, then guest_vm for
-# all of them: booted, finished in time, clean kernel logs.
+# sleeps; 1 runs them in one guest), each with its share of the tests,
+# and with RUN_612=1 tests/guest-612.sh (a guest of its own, on 6.12) in
+# the lane it fits. Results numbered from FIRST, printed lane after lane,
+# then guest_vm for all of them (booted, finished in time, clean kernel
+# logs), then guest_612's.
 guest_lanes() {
-	local first=$1 lanes_n=${DRACK_LANES:-2} l i g rc why=
+	local first=$1 lanes_n=${DRACK_LANES:-2} l i g rc t why='' lane612=-1
 	shift
-	local all=("$@") list=() sizes=() pids=()
+	local all=("$@") list=() pids=()
 	((lanes_n >= 1 && lanes_n <= 4)) || lanes_n=2
+	((RUN_612)) && all+=(@guest_612)
 	((lanes_n <= ${#all[@]})) || lanes_n=${#all[@]}
 	mapfile -t list < <(lanes "$lanes_n" "${all[@]}")
+	for ((l = 0; l < lanes_n; l++)); do
+		if [[ " ${list[l]} " == *" @guest_612 "* ]]; then
+			lane612=$l
+			list[l]=$(echo " ${list[l]} " | sed 's/ @guest_612 / /; s/^ *//; s/ *$//')
+		fi
+	done
 	local n=$first
 	for ((l = 0; l < lanes_n; l++)); do
 		read -r -a g <<<"${list[l]}"
-		sizes+=("${#g[@]}")
-		echo "# --- guest $l: tools/rack/run-guest.sh --timeout $GUEST_TIMEOUT -- bash tests/guest-suite.sh ${g[*]}"
 		{
-			rc=0
-			tools/rack/run-guest.sh --timeout "$GUEST_TIMEOUT" --name "drack-check-$l" -- \
-				bash tests/guest-suite.sh --first "$n" --no-header "${g[@]}" \
-				>"$WORK/guest$l.out" 2>"$WORK/guest$l.err" </dev/null || rc=$?
-			echo "$rc" >"$WORK/guest$l.rc"
+			if ((${#g[@]})); then
+				echo "# --- guest $l: tools/rack/run-guest.sh --timeout $GUEST_TIMEOUT -- bash tests/guest-suite.sh ${g[*]}" >"$WORK/guest$l.head"
+				rc=0
+				tools/rack/run-guest.sh --timeout "$GUEST_TIMEOUT" --name "drack-check-$l" -- \
+					bash tests/guest-suite.sh --first "$n" --no-header "${g[@]}" \
+					>"$WORK/guest$l.out" 2>"$WORK/guest$l.err" </dev/null || rc=$?
+				echo "$rc" >"$WORK/guest$l.rc"
+			fi
+			if ((l == lane612)); then
+				local t0=$SECONDS
+				rc=0
+				# shellcheck disable=SC2086 # test names
+				bash tests/guest-612.sh ${DRACK_612_TESTS:-} >"$WORK/612.out" 2>&1 </dev/null || rc=$?
+				echo "$rc $((SECONDS - t0))" >"$WORK/612.rc"
+			fi
 		} &
 		pids+=($!)
 		n=$((n + ${#g[@]}))
@@ -104,8 +125,9 @@ guest_lanes() {
 	n=$first
 	for ((l = 0; l < lanes_n; l++)); do
 		read -r -a g <<<"${list[l]}"
+		((${#g[@]})) || continue
 		rc=$(<"$WORK/guest$l.rc")
-		cat "$WORK/guest$l.out"
+		cat "$WORK/guest$l.head" "$WORK/guest$l.out"
 		prefixed <"$WORK/guest$l.err"
 		# Results the guest never printed (it hung, died or timed out).
 		for ((i = 0; i < ${#g[@]}; i++)); do
@@ -133,6 +155,13 @@ guest_lanes() {
 	else
 		result 0 guest_vm
 	fi
+	((lane612 >= 0)) || return 0
+	# As step() prints it, run beside the others.
+	echo "# --- guest_612: bash tests/guest-612.sh (beside guest ${lane612}'s suite)"
+	prefixed <"$WORK/612.out"
+	read -r rc t <"$WORK/612.rc"
+	echo "# guest_612: rc $rc, $t s"
+	result "$rc" guest_612 "bash tests/guest-612.sh failed (rc $rc)"
 }
 
 main() {
@@ -166,21 +195,25 @@ main() {
 		for g in "${tests[@]}"; do result 1 "$g" "not run: the build failed"; done
 		result 1 guest_vm "not run: the build failed"
 	else
+		# A few guest tests again on Debian's 6.12 kernel (full runs only).
+		RUN_612=1
+		[[ -z ${DRACK_TESTS:-} && ${DRACK_KVER:-} != 6.12.* ]] || RUN_612=0
+		[[ -z ${DRACK_612_TESTS:-} ]] || RUN_612=1
 		# The kernel's own driver tests, for tests/net/drv_net.sh.
 		bash tests/kernel-selftests.sh 2>&1 | prefixed
 		guest_lanes "$first" "${tests[@]}"
 	fi
-	# A few guest tests again on Debian's 6.12 kernel (full runs only).
+	# The 6.12 guest ran beside the suite (RUN_612), or not at all.
 	if ((build)); then
 		result 1 guest_612 "not run: the build failed"
+	elif ((RUN_612)); then
+		:
 	elif [[ -n ${DRACK_TESTS:-} ]]; then
 		N=$((N + 1))
 		echo "ok $N guest_612 # SKIP with DRACK_TESTS"
 	elif [[ ${DRACK_KVER:-} == 6.12.* ]]; then
 		N=$((N + 1))
 		echo "ok $N guest_612 # SKIP the whole suite ran on $DRACK_KVER"
-	else
-		step guest_612 bash tests/guest-612.sh || true
 	fi
 	for g in "${multi[@]}"; do
 		if ((build)); then
