@@ -21,7 +21,7 @@ declare -A layer=(
 	[peer.h]=2 [peer.c]=2
 	[device.h]=3 [device.c]=3 [host.c]=3 [sections.c]=3 [timers.c]=3
 	[tx.c]=3 [rx.c]=3 [rxref.c]=3 [ethtool.c]=3 [queues.c]=3 [nic.h]=3 [nic.c]=3 [xnic.c]=3 [xnic_filter.c]=3 [xnic_load.c]=3
-	[nic_port.c]=3 [vnic.c]=3 [xdp.c]=3 [stats.h]=3 [stats.c]=3 [main.c]=4
+	[nic_port.c]=3 [nic_port_wait.c]=3 [vnic.c]=3 [xdp.c]=3 [stats.h]=3 [stats.c]=3 [main.c]=4
 	[uapi/drack.h]=4 [uapi/drack_genl.h]=4
 	[netlink.h]=4 [netlink.c]=4 [netlink_fm.c]=4 [netlink_local.c]=4
 	[netlink_nic.c]=4 [sysfs.c]=4 [netlink_gen.h]=4 [netlink_gen.c]=4
