@@ -170,7 +170,7 @@ guest_lanes() {
 	fi
 	((lane612 >= 0)) || return 0
 	# As step() prints it, run beside the others.
-	echo "# --- guest_612: bash tests/guest-612.sh (beside guest ${lane612}'s suite)"
+	echo "# --- guest_612: bash tests/guest-612.sh"
 	prefixed <"$WORK/612.out"
 	read -r rc t <"$WORK/612.rc"
 	echo "# guest_612: rc $rc, $t s"
