@@ -447,6 +447,14 @@ static void drack_nic_port_take_back(struct drack_nic_port *vp)
 	spin_unlock_bh(&vp->rx_lock);
 }
 
+/* Ports were freed (process context): what they lent may be awaited. */
+static void drack_nic_port_freed(struct drack_dev *dd)
+{
+	local_bh_disable();
+	drack_nic_port_bufs_back(dd);
+	local_bh_enable();
+}
+
 static void drack_nic_port_free(struct drack_nic_port *vp)
 {
 	drack_nic_port_take_back(vp);
@@ -487,9 +495,7 @@ void drack_nic_port_detach(struct drack_nic_port *vp, bool owner_gone)
 	spin_unlock_irq(&vp->tx_lock);
 	if (owner_gone || !drack_dev_active(dd)) {
 		drack_nic_port_free(vp);
-		local_bh_disable();
-		drack_nic_port_bufs_back(dd);
-		local_bh_enable();
+		drack_nic_port_freed(dd);
 		return;
 	}
 	vp->detach_deadline = jiffies + msecs_to_jiffies(DRACK_NIC_PORT_DETACH_MS);
@@ -530,11 +536,8 @@ bool drack_nic_port_reap(struct drack_dev *dd, bool all)
 			drack_nic_port_free(vp);
 			freed = true;
 		}
-		if (freed) {	/* what it lent may be what a vNIC waits for */
-			local_bh_disable();
-			drack_nic_port_bufs_back(dd);
-			local_bh_enable();
-		}
+		if (freed)
+			drack_nic_port_freed(dd);
 		if (!all || !left)
 			return left;
 		usleep_range(5000, 10000);
