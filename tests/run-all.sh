@@ -56,8 +56,8 @@ step() {
 
 # lanes N TEST...: the tests split into N lists (one line each, in the
 # order given) of about equal time: the longest first, each onto the
-# lane with the least so far. Times: tests/suite-times (seconds per script in a serial run; a
-# test not listed counts 60).
+# lane with the least so far. Times: tests/suite-times (seconds per
+# script in a serial run; a test not listed counts 60).
 lanes() {
 	local n=$1; shift
 	awk -v n="$n" -v list="$*" '
