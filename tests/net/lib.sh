@@ -25,6 +25,8 @@
 #   drack_hosts N [MTU]          netns h0..hN-1 with rack0 up, 198.18.0.(i+1)/24,
 #                                2001:db8:d7::(i+1)/64
 #   drack_stat NS NAME [DEV]     one ethtool -S counter
+#   stats_raw NS [DEV]; stat_in TEXT NAME   ethtool -S once, counters from it
+#                                (STAT), no program started per counter
 #   drack_wait_settled [SECS]    until no host has a Buffer in flight
 #   drack_check_buffers_home     every Buffer back with its owner, on every host
 #   drack_cleanup                kill what we started, delete links and netns,
@@ -44,6 +46,7 @@
 #   iperf_result OUT [MIN_MBPS] [MAX_LOSS%]  summary line; fails below limits
 #   iperf_check NAME NS DST PORT MIN_MBPS MAX_LOSS [args]  one KTAP result
 #   snap NAME NS / delta NAME NS COUNTER   ethtool -S counter differences
+#   snap_delta OLD NEW NS COUNTER          the same between two snapshots
 #   drack_stats NS / drack_dump_stats      all counters ("name value")
 #   bg NAME CMD...               background program, killed by drack_cleanup
 #   wait_for SECS CMD...         poll CMD every 0.1 s
@@ -383,9 +386,23 @@ priv_flag() {
 	in_ns "$ns" ethtool --set-priv-flags rack0 "${args[@]}"
 }
 
+# Counters are read with one ethtool and matched in bash: under TCG every
+# program started costs 30-50 ms, and the suite reads thousands of them.
+# stats_raw NS [DEV]: ethtool -S as it prints
+stats_raw() { in_ns "$1" ethtool -S "${2:-rack0}" 2>/dev/null; }
+
+# stat_in TEXT NAME: set STAT to counter NAME of ethtool -S output TEXT
+# (status 1, STAT empty, if TEXT has no such counter)
+stat_in() {
+	local re=$'(^|\n) *'"$2"$': ([0-9]+)(\n|$)'
+	STAT=
+	[[ $1 =~ $re ]] || return 1
+	STAT=${BASH_REMATCH[2]}
+}
+
 drack_stat() {
-	in_ns "$1" ethtool -S "${3:-rack0}" 2>/dev/null |
-		awk -v k="$2" '{ sub(/:$/, "", $1) } $1 == k { print $2; f = 1 } END { exit !f }'
+	local s
+	s=$(stats_raw "$1" "${3:-}") && stat_in "$s" "$2" && echo "$STAT"
 }
 
 # drack_stats NS [DEV]: all counters as "name value" lines
@@ -422,11 +439,11 @@ drack_buffers_home_once() { # [NS...], default every host
 	local ns c total free inflight stats hosts=("$@")
 	((${#hosts[@]})) || hosts=("${DRACK_HOSTS[@]}")
 	for ns in "${hosts[@]}"; do
-		stats=$(drack_stats "$ns")
+		stats=$(stats_raw "$ns")
 		for c in 2k 64k; do
-			total=$(awk -v k="buf${c}_total" '$1 == k { print $2 }' <<<"$stats")
-			free=$(awk -v k="buf${c}_free" '$1 == k { print $2 }' <<<"$stats")
-			inflight=$(awk -v k="buf${c}_inflight" '$1 == k { print $2 }' <<<"$stats")
+			stat_in "$stats" "buf${c}_total"; total=$STAT
+			stat_in "$stats" "buf${c}_free"; free=$STAT
+			stat_in "$stats" "buf${c}_inflight"; inflight=$STAT
 			if [[ -z $total ]]; then
 				echo "$ns: no buf${c}_total counter"
 				return 1
@@ -446,16 +463,22 @@ drack_check_buffers_home() { # [NS...]
 	return 1
 }
 
-# Counter snapshots: snap NAME NS; delta NAME NS COUNTER
+# Counter snapshots: snap NAME NS; delta NAME NS COUNTER (against now);
+# snap_delta OLD NEW NS COUNTER (between two snapshots, no ethtool run)
 declare -gA DRACK_SNAP=()
-snap() {
-	local name=$1 ns=$2 k v
-	while read -r k v; do DRACK_SNAP[$name.$ns.$k]=$v; done <<<"$(drack_stats "$ns")"
-}
+snap() { DRACK_SNAP[$1.$2]=$(stats_raw "$2"); }
 delta() {
 	local now
 	now=$(drack_stat "$2" "$3") || { echo "?"; return 1; }
-	echo $((now - ${DRACK_SNAP[$1.$2.$3]:-0}))
+	stat_in "${DRACK_SNAP[$1.$2]:-}" "$3" || STAT=0
+	echo $((now - STAT))
+}
+snap_delta() {
+	local now
+	stat_in "${DRACK_SNAP[$2.$3]:-}" "$4" || { echo "?"; return 1; }
+	now=$STAT
+	stat_in "${DRACK_SNAP[$1.$3]:-}" "$4" || STAT=0
+	echo $((now - STAT))
 }
 
 # ---- traffic ----------------------------------------------------------------

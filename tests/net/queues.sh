@@ -76,22 +76,18 @@ refused() {
 ktap_check refused refused
 
 # xps_only NS Q: CPU 0 sends on TX queue Q and on no other.
+# (one shell for all the queues: each program started costs under TCG)
 xps_only() {
-	local ns=$1 q=$2 i n
+	local ns=$1 q=$2 i n cmd=
 	n=$(channels "$ns")
 	for ((i = 0; i < n; i++)); do
-		in_ns "$ns" sh -c "echo $((i == q ? 1 : 0)) > /sys/class/net/rack0/queues/tx-$i/xps_cpus" || return 1
+		cmd+="echo $((i == q ? 1 : 0)) > /sys/class/net/rack0/queues/tx-$i/xps_cpus && "
 	done
+	in_ns "$ns" sh -c "${cmd}true"
 }
 
 # xps_clear NS: no XPS map on any TX queue of NS
-xps_clear() {
-	local i n
-	n=$(channels "$1")
-	for ((i = 0; i < n; i++)); do
-		in_ns "$1" sh -c "echo 0 > /sys/class/net/rack0/queues/tx-$i/xps_cpus"
-	done
-}
+xps_clear() { xps_only "$1" -1; }
 
 # send_pinned NS DST COUNT [PORT]: COUNT UDP datagrams from a process on
 # CPU 0, to PORT (9)
@@ -117,15 +113,17 @@ steer() {
 		snap s "$dst"
 		send_pinned "$src" "$ip" "$N" || return 1
 		wait_for 5 eval "(( \$(delta s $dst rx_queue_$((q % ndst))_packets) >= $N ))"
+		snap e "$src"
+		snap e "$dst"
 		for ((i = 0; i < nsrc; i++)); do
-			tx=$(delta s "$src" "tx_queue_${i}_packets")
+			tx=$(snap_delta s e "$src" "tx_queue_${i}_packets")
 			if ((i == q && tx < N)) || ((i != q && tx > 30)); then
 				echo "$src: XPS on TX queue $q: tx_queue_$i moved $tx"
 				return 1
 			fi
 		done
 		for ((i = 0; i < ndst; i++)); do
-			rx=$(delta s "$dst" "rx_queue_${i}_packets")
+			rx=$(snap_delta s e "$dst" "rx_queue_${i}_packets")
 			if ((i == q % ndst && rx < N)) || ((i != q % ndst && rx > 30)); then
 				echo "$dst ($ndst channels): ring $q from $src: rx_queue_$i moved $rx"
 				return 1
@@ -179,9 +177,12 @@ ktap_check xdp_queues xdp_queues
 
 # Every frame h0 sent h1 was received, and back: per-peer counters agree.
 peers_agree_once() {
-	local a b c d
-	a=$(drack_stat h0 peer1_tx_packets) b=$(drack_stat h1 peer0_rx_packets)
-	c=$(drack_stat h1 peer0_tx_packets) d=$(drack_stat h0 peer1_rx_packets)
+	local s0 s1 a b c d
+	s0=$(stats_raw h0) s1=$(stats_raw h1)
+	stat_in "$s0" peer1_tx_packets; a=$STAT
+	stat_in "$s1" peer0_rx_packets; b=$STAT
+	stat_in "$s1" peer0_tx_packets; c=$STAT
+	stat_in "$s0" peer1_rx_packets; d=$STAT
 	echo "h0->h1 $a sent, $b received; h1->h0 $c sent, $d received"
 	[[ -n $a && $a == "$b" && -n $c && $c == "$d" ]]
 }
