@@ -57,11 +57,8 @@ ktap_check vnics_assigned vnics
 
 # nic_bytes NIC: wire bytes the NIC's owner published (tx + rx)
 nic_bytes() {
-	in_ns h0 "$DRACKCTL" -j nic show pool 0 | python3 -c '
-import json, sys
-for n in json.load(sys.stdin):
-    if n["nic"] == int(sys.argv[1]):
-        print(n["tx_bytes"] + n["rx_bytes"])' "$1"
+	in_ns h0 "$DRACKCTL" -j nic show pool 0 |
+		jq -e --argjson n "$1" '.[] | select(.nic == $n) | .tx_bytes + .rx_bytes'
 }
 
 ping_all() {
@@ -232,13 +229,11 @@ EOF
 }
 
 nic_drops() {
-	in_ns h0 "$DRACKCTL" -j nic show pool 0 | python3 -c '
-import json, sys
-print(sum(n["drops"] for n in json.load(sys.stdin) if n["nic"] == int(sys.argv[1])))' "$1"
+	in_ns h0 "$DRACKCTL" -j nic show pool 0 | jq --argjson n "$1" '[.[] | select(.nic == $n) | .drops] | add // 0'
 }
 
 # mac_of NS DEV: the device's MAC
-mac_of() { ip -n "$1" -j link show "$2" | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["address"])'; }
+mac_of() { ip -n "$1" -j link show "$2" | jq -er '.[0].address'; }
 
 # rx_trickle: x0 broadcasts a frame every 5 ms (for at most 60 s) from
 # the background; NIC 1's owner gives each to every vNIC on it, h0's
@@ -334,7 +329,7 @@ ktap_check garbage_in_virt_queues_dropped garbage && diag "$(cat "$DRACK_LOGDIR/
 # rack0v1 (private flag "deaf").
 # qdisc_qlen NS DEV: frames DEV's root qdisc holds
 qdisc_qlen() {
-	tc -n "$1" -s -j qdisc show dev "$2" root | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["qlen"])'
+	tc -n "$1" -s -j qdisc show dev "$2" root | jq -e '.[0].qlen'
 }
 
 # flood NS DEV DST N: N 60-byte frames to DST from a non-blocking packet
@@ -388,12 +383,8 @@ ktap_check stopped_queue_restarts stopped_queue && diag "$(cat "$DRACK_LOGDIR/ch
 
 # vnic_show NS NIC KEY [SUBKEY]: a field of NS's vNIC row of NIC in nic show -j
 vnic_show() {
-	in_ns "$1" "$DRACKCTL" -j nic show pool 0 | python3 -c '
-import json, sys
-for n in json.load(sys.stdin):
-    if n["nic"] == int(sys.argv[1]):
-        v = n[sys.argv[2]]
-        print(v[sys.argv[3]] if len(sys.argv) > 3 else v)' "$2" "$3" ${4:+"$4"}
+	in_ns "$1" "$DRACKCTL" -j nic show pool 0 | jq -er --argjson n "$2" --arg k "$3" --arg s "${4:-}" \
+		'.[] | select(.nic == $n) | .[$k] | if $s == "" then . else .[$s] end'
 }
 vdrop() { vnic_show "$1" "$2" vnic_drops "$3"; }
 

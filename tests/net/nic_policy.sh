@@ -89,10 +89,7 @@ ctl() { in_ns h0 "$DRACKCTL" "$@"; }
 
 # "TX0 TX1": the bytes NIC 0 and NIC 1 have put on the wire
 nic_tx() {
-	ctl -j nic show pool 0 | python3 -c '
-import json, sys
-t = {n["nic"]: n["tx_bytes"] for n in json.load(sys.stdin)}
-print(t.get(0, 0), t.get(1, 0))'
+	ctl -j nic show pool 0 | jq -r 'map({(.nic | tostring): .tx_bytes}) | add // {} | "\(.["0"] // 0) \(.["1"] // 0)"'
 }
 
 # tx_during CMD...: run CMD; D0 and D1 = what NIC 0 and NIC 1 sent meanwhile
@@ -131,10 +128,7 @@ tcp() {
 
 # show_is DEV POLICY: "nic policy show" (JSON) says so
 show_is() {
-	ctl -j nic policy show | python3 -c '
-import json, sys
-p = {v["dev"]: v["policy"] for v in json.load(sys.stdin)}
-sys.exit(0 if p.get(sys.argv[1]) == sys.argv[2] else 1)' "$1" "$2"
+	ctl -j nic policy show | jq -e --arg d "$1" --arg p "$2" 'map(select(.dev == $d)) | last | .policy == $p' >/dev/null
 }
 
 # egress_filters NS DEV: the tc filters on DEV's egress (empty: none)

@@ -58,11 +58,7 @@ via() { drack_stat "$1" via_nic "$2"; }
 vias() { echo "$(via h0 rack0v0) $(via h0 rack0v1) $(via h1 rack0v0) $(via h1 rack0v1)"; }
 # steer NS NIC: the host's vnic_steer of NIC in nic show -j, or "-"
 steer() {
-	in_ns "$1" "$DRACKCTL" -j nic show pool 0 | python3 -c '
-import json, sys
-for n in json.load(sys.stdin):
-    if n["nic"] == int(sys.argv[1]):
-        print(n.get("vnic_steer", "-"))' "$2"
+	in_ns "$1" "$DRACKCTL" -j nic show pool 0 | jq -r --argjson n "$2" '.[] | select(.nic == $n) | .vnic_steer // "-"'
 }
 
 # reload POLICY: rewrite the configuration, SIGHUP, wait for the FM to say so
@@ -169,11 +165,7 @@ ktap_check hostile_steer_repaired hostile_steer && diag "$(cat "$DRACK_LOGDIR/ch
 
 # queue depth of NIC as nic show says
 qdepth() {
-	in_ns h0 "$DRACKCTL" -j nic show pool 0 | python3 -c '
-import json, sys
-for n in json.load(sys.stdin):
-    if n["nic"] == int(sys.argv[1]):
-        print(n["queue_depth"])' "$1"
+	in_ns h0 "$DRACKCTL" -j nic show pool 0 | jq -e --argjson n "$1" '.[] | select(.nic == $n) | .queue_depth'
 }
 rtt_v1() { in_ns h0 ping -c 3 -i 0.2 -W 5 -q -I "$X.11" "$X.100" | awk -F/ '/^rtt/ { print $5 }'; }
 
@@ -183,7 +175,7 @@ rtt_v1() { in_ns h0 ping -c 3 -i 0.2 -W 5 -q -I "$X.11" "$X.100" | awk -F/ '/^rt
 # sender's pid in OWN; own_traffic_stop ends it and removes the tbf.
 own_traffic() {
 	local x0mac
-	x0mac=$(ip -n x0 -j link show br0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["address"])')
+	x0mac=$(ip -n x0 -j link show br0 | jq -er '.[0].address')
 	in_ns h1 tc qdisc replace dev eth1 root tbf rate "$2" burst 16k limit "$3" || return 1
 	bg own ip netns exec h1 timeout "$1" python3 -c '
 import socket, sys, time
@@ -302,11 +294,8 @@ ktap_check static_after_queue_depth home_again
 
 # demand NS NIC HOST: tx_bytes of HOST's vNIC of NIC in nic show -j (root)
 demand() {
-	in_ns "$1" "$DRACKCTL" -j nic show pool 0 | python3 -c '
-import json, sys
-for n in json.load(sys.stdin):
-    if n["nic"] == int(sys.argv[1]):
-        print(sum(d["tx_bytes"] for d in n.get("demand", []) if d["host"] == int(sys.argv[2])))' "$2" "$3"
+	in_ns "$1" "$DRACKCTL" -j nic show pool 0 | jq --argjson n "$2" --argjson h "$3" \
+		'.[] | select(.nic == $n) | [(.demand // [])[] | select(.host == $h) | .tx_bytes] | add // 0'
 }
 
 iperf_server x0 5202 >/dev/null
@@ -338,11 +327,8 @@ ktap_check static_after_matching eval 'reload static && static_home'
 
 # nicbytes NIC: "wire_tx_bytes tx_bytes" of NIC in nic show -j
 nicbytes() {
-	in_ns h0 "$DRACKCTL" -j nic show pool 0 | python3 -c '
-import json, sys
-for n in json.load(sys.stdin):
-    if n["nic"] == int(sys.argv[1]):
-        print(n["wire_tx_bytes"], n["tx_bytes"])' "$1"
+	in_ns h0 "$DRACKCTL" -j nic show pool 0 |
+		jq -er --argjson n "$1" '.[] | select(.nic == $n) | "\(.wire_tx_bytes) \(.tx_bytes)"'
 }
 
 # owner_busy POLICY: h1 sends 2.2 Mbit/s of its own through NIC 1 (eth1,
