@@ -17,7 +17,7 @@ pkgs=(
 	clang libbpf-dev bpftool libjson-c-dev
 	ndctl daxctl mptcpize
 	linux-source-6.12 python3-yaml python3-jsonschema linux-perf tcpdump socat
-	rsync
+	rsync jq
 	# make deb, tests/pkg: dpkg-buildpackage, dh_dkms; dkms for drack-dkms
 	dpkg-dev debhelper dh-dkms dkms
 )
