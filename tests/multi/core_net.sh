@@ -90,7 +90,7 @@ ktap_check duplicate_rack_id_refused dup
 
 for r in "${racks[@]}"; do
 	ktap_check "ping_in_rack$r" eval \
-		'rx $r 0 "ping -c 2 -W 3 -I rack0 $(ip4 1)" && rx $r 1 "ping -c 2 -W 3 -I rack0 $(ip4 0)"'
+		'rx $r 0 "ping -c 2 -i 0.2 -W 3 -I rack0 $(ip4 1)" && rx $r 1 "ping -c 2 -i 0.2 -W 3 -I rack0 $(ip4 0)"'
 done
 
 # ---- across racks: the core NICs ---------------------------------------------
@@ -102,7 +102,7 @@ across() {
 			for s in "${racks[@]}"; do
 				((s == r)) && continue
 				for w in 0 1; do
-					rxq "$r" "$v" "ping -c 2 -W 3 -I \$RACK_CORE_DEV $(core_ip "$s" "$w")" ||
+					rxq "$r" "$v" "ping -c 2 -i 0.2 -W 3 -I \$RACK_CORE_DEV $(core_ip "$s" "$w")" ||
 						{ echo "rack $r VM $v cannot ping rack $s VM $w ($(core_ip "$s" "$w")) over its core NIC"; bad=1; }
 				done
 			done

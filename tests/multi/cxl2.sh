@@ -33,7 +33,7 @@ one_kernel() { # KVER_LABEL [start options]
 		return
 	fi
 	trap 'rack_abort' EXIT
-	ktap_check "ping_$label" eval 'xq 1 "ping -c 3 -W 3 $(ip4 0)" && xq 0 "ping -c 3 -W 3 $(ip4 1)"'
+	ktap_check "ping_$label" eval 'xq 1 "ping -c 3 -i 0.2 -W 3 $(ip4 0)" && xq 0 "ping -c 3 -i 0.2 -W 3 $(ip4 1)"'
 	xq 0 "iperf3 -s -D"
 	ktap_check "iperf3_$label" eval "x 1 'iperf3 -c $(ip4 0) -t 4' | tail -n 3" &&
 		diag "$(grep receiver "$LOGDIR/check.out")"

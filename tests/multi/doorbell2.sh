@@ -21,7 +21,7 @@
 ktap_plan 7
 rack_up 2 doorbell
 
-ktap_check ping_both_ways eval 'xq 1 "ping -c 3 -W 3 $(ip4 0)" && xq 0 "ping -6 -c 3 -W 3 $(ip6 1)"'
+ktap_check ping_both_ways eval 'xq 1 "ping -c 3 -i 0.2 -W 3 $(ip4 0)" && xq 0 "ping -6 -c 3 -i 0.2 -W 3 $(ip6 1)"'
 
 iperf_both() {
 	local a b

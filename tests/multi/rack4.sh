@@ -31,7 +31,7 @@ all_ping() {
 	for i in 0 1 2 3; do
 		for j in 0 1 2 3; do
 			((i == j)) && continue
-			xq "$i" "ping -c 2 -W 3 $(ip4 "$j")" || { echo "VM $i cannot ping $(ip4 "$j")"; bad=1; }
+			xq "$i" "ping -c 2 -i 0.2 -W 3 $(ip4 "$j")" || { echo "VM $i cannot ping $(ip4 "$j")"; bad=1; }
 		done
 	done
 	return $bad
@@ -40,7 +40,7 @@ ktap_check ping_all_to_all all_ping
 
 neigh() {
 	local bad=0 i
-	xq 1 "ping -6 -c 2 -W 3 $(ip6 3)" || { echo "VM 1 cannot ping6 $(ip6 3)"; bad=1; }
+	xq 1 "ping -6 -c 2 -i 0.2 -W 3 $(ip6 3)" || { echo "VM 1 cannot ping6 $(ip6 3)"; bad=1; }
 	x 1 "ip -6 neigh show dev rack0; ip -4 neigh show dev rack0" >"$LOGDIR/neigh" 2>&1
 	for i in 0 2 3; do
 		grep -q "$(ip4 "$i") .*lladdr $(host_mac "$i")" "$LOGDIR/neigh" || { echo "no ARP entry for VM $i"; bad=1; }
@@ -137,7 +137,7 @@ if wait_for 180 back; then
 else
 	ktap_fail rejoin "$(tail -n 10 "$LOGDIR/boot.log")" "$(x 0 'drackctl host show pool 0')"
 fi
-ktap_check rejoin_talks xq 3 "ping -c 2 -W 3 $(ip4 1) && ping -6 -c 2 -W 3 $(ip6 2)"
+ktap_check rejoin_talks xq 3 "ping -c 2 -i 0.2 -W 3 $(ip4 1) && ping -6 -c 2 -i 0.2 -W 3 $(ip6 2)"
 
 # ---- a rogue host writes garbage into VM 0's rings -------------------------
 
@@ -148,7 +148,7 @@ rogue() {
 }
 XT=200 ktap_check rogue_program rogue
 after=$(bad_counters)
-healthy() { (( after > before )) && xq 0 "ping -c 2 -W 3 $(ip4 1)" && xq 1 "ping -c 2 -W 3 $(ip4 0)"; }
+healthy() { (( after > before )) && xq 0 "ping -c 2 -i 0.2 -W 3 $(ip4 1)" && xq 1 "ping -c 2 -i 0.2 -W 3 $(ip4 0)"; }
 if healthy; then
 	ktap_ok garbage_dropped_and_counted
 	diag "VM 0 bad references, rings and returns: +$((after - before))"

@@ -225,7 +225,7 @@ rack_paths() {
 }
 rack_check rack_paths rack_paths && tail -n 1 "$LOG" | sed 's/^/# /'
 
-rack_check rack_ping "${RACK[@]}" exec -t 120 1 'ping -c 3 -W 5 198.18.0.1 && ping -6 -c 3 -W 5 2001:db8:d7::1'
+rack_check rack_ping "${RACK[@]}" exec -t 120 1 'ping -c 3 -i 0.2 -W 5 198.18.0.1 && ping -6 -c 3 -i 0.2 -W 5 2001:db8:d7::1'
 
 rack_iperf() {
 	"${RACK[@]}" exec 0 'iperf3 -s -1 -D -p 5201 && sleep 1' || return 1
