@@ -21,12 +21,11 @@ ko=$PWD/.build-612/kmod/drack.ko
 [[ -n $k612 && -e /boot/vmlinuz-$k612 ]] || { echo "no 6.12 kernel image (tests/install-deps.sh)"; exit 1; }
 [[ -e $ko ]] || { echo "no $ko: run make check-612"; exit 1; }
 bash tests/kernel-selftests.sh >/dev/null	# for drv_net
-# Default: without basic (every test here sets up a rack and sends over
-# it) and without queues.sh's checks of how peers with different queue
+# Default: without queues.sh's checks of how peers with different queue
 # counts map their ref_queues, drack's own logic the 6.1 guest ran.
 skip=
 if ((!$#)); then
-	set -- byref lifetime drv_net xdp queues netconsole
+	set -- basic byref lifetime drv_net xdp queues netconsole
 	skip="mixed_4_to_1 mixed_4_to_3 mixed_2_to_4"
 fi
 out=$(mktemp "${TMPDIR:-/tmp}/drack-612.XXXXXX")

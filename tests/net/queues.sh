@@ -86,8 +86,15 @@ xps_only() {
 	in_ns "$ns" sh -c "${cmd}true"
 }
 
-# xps_clear NS: no XPS map on any TX queue of NS
-xps_clear() { xps_only "$1" -1; }
+# xps_clear NS: no XPS map on any TX queue of NS (every one tried)
+xps_clear() {
+	local i n cmd=
+	n=$(channels "$1")
+	for ((i = 0; i < n; i++)); do
+		cmd+="echo 0 > /sys/class/net/rack0/queues/tx-$i/xps_cpus || rc=1; "
+	done
+	in_ns "$1" sh -c "rc=0; ${cmd}exit \$rc"
+}
 
 # send_pinned NS DST COUNT [PORT]: COUNT UDP datagrams from a process on
 # CPU 0, to PORT (9)
@@ -109,21 +116,19 @@ steer() {
 	nsrc=$(channels "$src") ndst=$(channels "$dst")
 	for ((q = 0; q < nsrc; q++)); do
 		xps_only "$src" "$q" || return 1
-		snap s "$src"
-		snap s "$dst"
+		snap s "$src" && snap s "$dst" || { echo "no ethtool -S"; return 1; }
 		send_pinned "$src" "$ip" "$N" || return 1
 		wait_for 5 eval "(( \$(delta s $dst rx_queue_$((q % ndst))_packets) >= $N ))"
-		snap e "$src"
-		snap e "$dst"
+		snap e "$src" && snap e "$dst" || { echo "no ethtool -S"; return 1; }
 		for ((i = 0; i < nsrc; i++)); do
-			tx=$(snap_delta s e "$src" "tx_queue_${i}_packets")
+			tx=$(snap_delta s e "$src" "tx_queue_${i}_packets") || { echo "$src: no tx_queue_$i"; return 1; }
 			if ((i == q && tx < N)) || ((i != q && tx > 30)); then
 				echo "$src: XPS on TX queue $q: tx_queue_$i moved $tx"
 				return 1
 			fi
 		done
 		for ((i = 0; i < ndst; i++)); do
-			rx=$(snap_delta s e "$dst" "rx_queue_${i}_packets")
+			rx=$(snap_delta s e "$dst" "rx_queue_${i}_packets") || { echo "$dst: no rx_queue_$i"; return 1; }
 			if ((i == q % ndst && rx < N)) || ((i != q % ndst && rx > 30)); then
 				echo "$dst ($ndst channels): ring $q from $src: rx_queue_$i moved $rx"
 				return 1
