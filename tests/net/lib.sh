@@ -468,10 +468,8 @@ drack_check_buffers_home() { # [NS...]
 declare -gA DRACK_SNAP=()
 snap() { DRACK_SNAP[$1.$2]=$(stats_raw "$2"); }
 delta() {
-	local now
-	now=$(drack_stat "$2" "$3") || { echo "?"; return 1; }
-	stat_in "${DRACK_SNAP[$1.$2]:-}" "$3" || STAT=0
-	echo $((now - STAT))
+	snap .now "$2" || { echo "?"; return 1; }
+	snap_delta "$1" .now "$2" "$3"
 }
 snap_delta() {
 	local now
