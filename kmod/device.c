@@ -4,6 +4,7 @@
  * the pool rings through the client ops it was given.
  */
 #include <linux/etherdevice.h>
+#include <linux/ethtool.h>
 #include <linux/module.h>
 #include <net/rtnetlink.h>
 #include "device.h"
@@ -223,6 +224,8 @@ static void drack_setup(struct net_device *ndev)
 	memset(dd, 0, sizeof(*dd));
 	dd->ndev = ndev;
 	dd->tx_max_frames = DRACK_TX_FRAMES;
+	dd->speed = SPEED_UNKNOWN;
+	dd->duplex = DUPLEX_FULL;
 	dd->carrier_reason = DRACK_CARRIER_WAITING;
 	dd->client.ops = &drack_client_ops;
 	spin_lock_init(&dd->rx_lock);

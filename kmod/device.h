@@ -82,6 +82,9 @@ struct drack_dev {
 
 	/* TX side, each queue under its netdev queue lock. */
 	u32 tx_max_frames;			/* ethtool -C tx-frames */
+	/* ethtool -s speed/duplex: only told to upper devices (bonding). */
+	u32 speed;
+	u8 duplex;
 	struct drack_txq txq[DRACK_MAX_QUEUES];
 
 	/* RX side: NAPI, or process context while the interface is down. */

@@ -274,7 +274,35 @@ static int drack_set_channels(struct net_device *ndev,
 	return drack_queues_set_channels(dd, ch->combined_count, NULL);
 }
 
+/*
+ * No link to negotiate: the speed is unknown unless an admin sets one for
+ * upper devices that want it (a bond in 802.3ad mode, as on virtio_net);
+ * references go both ways at once.
+ */
+static int drack_get_link_ksettings(struct net_device *ndev,
+				    struct ethtool_link_ksettings *cmd)
+{
+	struct drack_dev *dd = netdev_priv(ndev);
+
+	cmd->base.speed = READ_ONCE(dd->speed);
+	cmd->base.duplex = READ_ONCE(dd->duplex);
+	cmd->base.port = PORT_OTHER;
+	cmd->base.autoneg = AUTONEG_DISABLE;
+	return 0;
+}
+
+static int drack_set_link_ksettings(struct net_device *ndev,
+				    const struct ethtool_link_ksettings *cmd)
+{
+	struct drack_dev *dd = netdev_priv(ndev);
+
+	return ethtool_virtdev_set_link_ksettings(ndev, cmd, &dd->speed,
+						  &dd->duplex);
+}
+
 const struct ethtool_ops drack_ethtool_ops = {
+	.get_link_ksettings = drack_get_link_ksettings,
+	.set_link_ksettings = drack_set_link_ksettings,
 	.supported_coalesce_params = ETHTOOL_COALESCE_TX_MAX_FRAMES,
 	.get_coalesce = drack_get_coalesce,
 	.set_coalesce = drack_set_coalesce,

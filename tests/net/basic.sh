@@ -7,7 +7,8 @@
 #
 # ping v4/v6 (ARP and ND resolve to the drack MACs), iperf3 TCP 4 streams
 # both ways, UDP datagrams larger than the MTU (IP fragments), 4000-byte
-# pings, carrier following the peer, ethtool -i/-g/-l/-T, Buffers back
+# pings, carrier following the peer, ethtool -i/-g/-l/-T and link
+# settings (speed, duplex; ethtool -s), Buffers back
 # home.
 #
 # What breaks it: no delivery or wrong MACs (ping/neigh), broadcast not
@@ -17,7 +18,7 @@
 # moving on clean traffic (counters), rmmod failing (teardown).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 17
+ktap_plan 18
 drack_setup 2 || ktap_finish
 
 ethtool_driver() {
@@ -53,6 +54,21 @@ ethtool_queries() {
 	echo "rings $(awk '/^RX:/ { print $2; exit }' <<<"$g"), combined $want of 4"
 }
 ktap_check ethtool_queries ethtool_queries && diag "$(tail -n 1 "$DRACK_LOGDIR/check.out")"
+
+# Link settings as on virtio_net: full duplex, speed unknown until an admin
+# sets one for upper devices (a bond in 802.3ad mode); autoneg refused.
+link_settings() {
+	local s
+	s=$(in_ns h0 ethtool rack0) || { echo "ethtool rack0 failed"; return 1; }
+	[[ $s == *"Speed: Unknown"* && $s == *"Duplex: Full"* && $s == *"Port: Other"* ]] ||
+		{ echo "ethtool rack0:"; echo "$s"; return 1; }
+	in_ns h0 ethtool -s rack0 speed 100000 duplex full || { echo "ethtool -s speed 100000 failed"; return 1; }
+	s=$(in_ns h0 ethtool rack0)
+	[[ $s == *"Speed: 100000Mb/s"* ]] || { echo "after ethtool -s speed 100000:"; echo "$s"; return 1; }
+	if in_ns h0 ethtool -s rack0 autoneg on 2>/dev/null; then echo "ethtool -s autoneg on accepted"; return 1; fi
+	[[ $(in_ns h1 ethtool rack0) == *"Speed: Unknown"* ]] || { echo "h1's speed changed with h0's"; return 1; }
+}
+ktap_check link_settings link_settings
 
 ktap_check ping4 eval 'ping_ok h0 198.18.0.2 && ping_ok h1 198.18.0.1'
 ktap_check ping6 eval 'ping_ok h0 2001:db8:d7::2 && ping_ok h1 2001:db8:d7::1'
