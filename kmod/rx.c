@@ -390,11 +390,24 @@ static bool drack_rx_gro_idle(const struct napi_struct *napi)
 }
 
 /*
- * Pass what this poll built up the stack, rx_lock dropped. A small frame
- * (a short request, a pure ACK) gives GRO nothing to merge: while GRO
- * holds nothing, it goes up at once, without GRO's flow lookup and the
- * list receive after it. Once GRO holds a frame, all that follow go
- * there too, so a flow stays in order.
+ * GRO has nothing to merge @skb with: a small frame (a short request, a
+ * pure ACK), or a GSO frame that another full segment would take past
+ * GRO's size limit (a sender's 64 KB TSO frame).
+ */
+static bool drack_rx_no_gro(const struct sk_buff *skb)
+{
+	if (skb->len <= DRACK_RX_SMALL && !skb->data_len)
+		return true;
+	return skb_is_gso(skb) &&
+	       skb->len + skb_shinfo(skb)->gso_size >
+	       READ_ONCE(skb->dev->gro_max_size);
+}
+
+/*
+ * Pass what this poll built up the stack, rx_lock dropped. While GRO
+ * holds nothing, a frame it could not merge goes up at once, without
+ * GRO's flow lookup and the list receive after it. Once GRO holds a
+ * frame, all that follow go there too, so a flow stays in order.
  */
 static void drack_rx_up(struct drack_rxq *rq)
 {
@@ -402,8 +415,7 @@ static void drack_rx_up(struct drack_rxq *rq)
 	struct sk_buff *skb;
 
 	while ((skb = __skb_dequeue(&rq->deliver))) {
-		if (skb->len <= DRACK_RX_SMALL && !skb->data_len &&
-		    drack_rx_gro_idle(napi)) {
+		if (drack_rx_no_gro(skb) && drack_rx_gro_idle(napi)) {
 			skb_mark_napi_id(skb, napi);
 			netif_receive_skb(skb);
 		} else {
