@@ -72,14 +72,15 @@ ktap_check gre_ping gre
 
 # netem's delay shows in the RTT; deleting it gives rack0 its mq back.
 netem() {
-	local rtt
+	local rtt q
 	in_ns h0 tc qdisc replace dev rack0 root netem delay 40ms || return 1
-	rtt=$(in_ns h1 ping -c 2 -i 0.2 -W 2 198.18.0.1 | awk -F/ '/^rtt/ { print int($4) }')
+	rtt=$(in_ns h1 ping -c 2 -i 0.2 -W 2 198.18.0.1 |
+		awk -F' = ' '/^rtt/ { split($2, v, "/"); print int(v[1]) }')
 	in_ns h0 tc qdisc del dev rack0 root || return 1
 	echo "RTT min ${rtt:-?} ms with netem delay 40ms"
 	((${rtt:-0} >= 40)) || return 1
-	in_ns h0 tc qdisc show dev rack0 | grep -q '^qdisc mq' ||
-		{ echo "after tc qdisc del:"; in_ns h0 tc qdisc show dev rack0; return 1; }
+	q=$(in_ns h0 tc qdisc show dev rack0)
+	[[ $q == "qdisc mq "* ]] || { echo "after tc qdisc del:"; echo "$q"; return 1; }
 }
 ktap_check netem netem && diag "$(tail -n 2 "$DRACK_LOGDIR/check.out" | head -n 1)"
 
