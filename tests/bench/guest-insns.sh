@@ -14,6 +14,7 @@ COUNT=${DRACK_INSNS_COUNT:-2000}
 MB=${DRACK_INSNS_MB:-64}
 REPS=${DRACK_INSNS_REPS:-3}
 LOAD=${DRACK_INSNS_LOAD:?}
+CHANNELS=${DRACK_INSNS_CHANNELS:-1}
 D=$DRACK_LOGDIR
 
 setup() {
@@ -23,6 +24,11 @@ setup() {
 	ip -n v0 addr add 198.18.0.101/24 dev veth0 && ip -n v0 link set veth0 up &&
 		ip -n v1 addr add 198.18.0.102/24 dev veth1 && ip -n v1 link set veth1 up || return 1
 	wait_for 10 ping_once v1 198.18.0.101 || { echo "veth does not work"; return 1; }
+	# One queue pair unless asked: with more, a flow's hash picks its
+	# queue anew each run, and with it how much per-poll work (queue 0
+	# takes returns back) each MB costs.
+	in_ns h0 ethtool -L rack0 combined "$CHANNELS" &&
+		in_ns h1 ethtool -L rack0 combined "$CHANNELS" || return 1
 	bg load-h0 ip netns exec h0 "$LOAD" server 7000
 	bg load-v0 ip netns exec v0 "$LOAD" server 7000
 	wait_for 10 eval "in_ns h0 ss -Hltn 'sport = :7000' | grep -q LISTEN" &&
