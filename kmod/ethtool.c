@@ -284,8 +284,9 @@ static int drack_get_link_ksettings(struct net_device *ndev,
 {
 	struct drack_dev *dd = netdev_priv(ndev);
 
-	cmd->base.speed = READ_ONCE(dd->speed);
-	cmd->base.duplex = READ_ONCE(dd->duplex);
+	/* Both under RTNL, as the set. */
+	cmd->base.speed = dd->speed;
+	cmd->base.duplex = dd->duplex;
 	cmd->base.port = PORT_OTHER;
 	cmd->base.autoneg = AUTONEG_DISABLE;
 	return 0;

@@ -391,16 +391,17 @@ static bool drack_rx_gro_idle(const struct napi_struct *napi)
 
 /*
  * GRO has nothing to merge @skb with: a small frame (a short request, a
- * pure ACK), or a GSO frame that another full segment would take past
- * GRO's size limit (a sender's 64 KB TSO frame).
+ * pure ACK), or a GSO frame, which GRO flushes at once when it is not TCP
+ * or, as every frame virtio_net_hdr_to_skb() built, DODGY
+ * (dev_gro_receive()).
  */
 static bool drack_rx_no_gro(const struct sk_buff *skb)
 {
 	if (skb->len <= DRACK_RX_SMALL && !skb->data_len)
 		return true;
 	return skb_is_gso(skb) &&
-	       skb->len + skb_shinfo(skb)->gso_size >
-	       READ_ONCE(skb->dev->gro_max_size);
+	       (!skb_is_gso_tcp(skb) ||
+		(skb_shinfo(skb)->gso_type & SKB_GSO_DODGY));
 }
 
 /*
