@@ -174,29 +174,6 @@ TEST_F(alloc, return_checks)
 	ASSERT_EQ(N2K, counters(a, DRACK_CLASS_2K).free);
 }
 
-/* A batch is refused entry by entry, as drack_buf_return() would. */
-TEST_F(alloc, return_many)
-{
-	struct drack_alloc *a = &self->a;
-	u64 off[3], batch[6];
-
-	ASSERT_EQ(0, grant(a, 3, DRACK_CLASS_2K));
-	off[0] = drack_buf_get(a, DRACK_CLASS_2K, PEER);
-	off[1] = drack_buf_get(a, DRACK_CLASS_2K, PEER);
-	off[2] = drack_buf_get(a, DRACK_CLASS_2K, OTHER);
-	batch[0] = off[0];
-	batch[1] = off[0];		/* twice in one batch */
-	batch[2] = off[2];		/* lent to another peer */
-	batch[3] = off[1] + 1;		/* no Buffer boundary */
-	batch[4] = ~0ULL;		/* past the pool */
-	batch[5] = off[1];
-	ASSERT_EQ(4U, drack_buf_return_many(a, batch, 6, PEER));
-	ASSERT_EQ(1U, counters(a, DRACK_CLASS_2K).inflight);	/* OTHER's */
-	ASSERT_EQ(0U, drack_buf_return_many(a, batch, 0, PEER));
-	ASSERT_EQ(0U, drack_buf_return_many(a, &off[2], 1, OTHER));
-	ASSERT_EQ(N2K, counters(a, DRACK_CLASS_2K).free);
-}
-
 /* A 64K Buffer's inner 2K boundaries are no Buffers. */
 TEST_F(alloc, return_checks_64k)
 {
