@@ -100,31 +100,13 @@ bool drack_peer_judge(struct drack_peer *p, u32 bad, u32 n)
 
 #define DRACK_RET_BATCH	32	/* returns taken back under one lock */
 
-/*
- * Entries @i to @i + @k (at most DRACK_RET_BATCH) of @r to the allocator
- * under one lock; how many were refused. Apart from the caller, so that
- * only a call with returns pays for clearing the array (the kernel's
- * INIT_STACK_ALL_ZERO).
- */
-static u32 drack_peer_return_batch(struct drack_peer *p, struct drack_alloc *a,
-				   struct drack_ring *r, int i, int k)
-{
-	u64 offs[DRACK_RET_BATCH];
-	const struct drack_ret *ret;
-	int j;
-
-	for (j = 0; j < k; j++) {
-		ret = drack_ring_peek(r, i + j);
-		offs[j] = le64_to_cpu(READ_ONCE(ret->off));
-	}
-	return drack_buf_return_many(a, offs, k, p->id);
-}
-
 int drack_peer_take_returns(struct drack_peer *p, struct drack_alloc *a,
 			    u64 *ok, u64 *bad)
 {
 	struct drack_ring *r = &p->ret_in;
-	int i, k, n, nbad = 0;
+	u64 offs[DRACK_RET_BATCH];
+	const struct drack_ret *ret;
+	int i, j, k, n, nbad = 0;
 
 	n = drack_ring_avail(r);
 	if (n < 0) {
@@ -133,9 +115,14 @@ int drack_peer_take_returns(struct drack_peer *p, struct drack_alloc *a,
 	}
 	if (!n)
 		return 0;
+	/* The allocator's lock once per batch, not once per Buffer. */
 	for (i = 0; i < n; i += k) {
 		k = min(n - i, DRACK_RET_BATCH);
-		nbad += drack_peer_return_batch(p, a, r, i, k);
+		for (j = 0; j < k; j++) {
+			ret = drack_ring_peek(r, i + j);
+			offs[j] = le64_to_cpu(READ_ONCE(ret->off));
+		}
+		nbad += drack_buf_return_many(a, offs, k, p->id);
 	}
 	drack_ring_consume(r, n);
 	*ok += n - nbad;
