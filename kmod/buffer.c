@@ -141,42 +141,21 @@ void drack_buf_unget(struct drack_alloc *a, u64 off)
 	spin_unlock_irqrestore(&a->lock, flags);
 }
 
-/* Take back @off if @peer holds it (a->lock held). */
-static int __drack_buf_return(struct drack_alloc *a, u64 off, u32 peer)
-{
-	struct drack_section_state *s;
-	u32 index;
-
-	s = drack_buf_section(a, off, &index);
-	if (!s || s->lent_to[index] != peer)
-		return -EINVAL;
-	drack_buf_push(a, s, index, off);
-	return 0;
-}
-
 int drack_buf_return(struct drack_alloc *a, u64 off, u32 peer)
 {
 	unsigned long flags;
-	int err;
+	struct drack_section_state *s;
+	u32 index;
+	int err = -EINVAL;
 
 	spin_lock_irqsave(&a->lock, flags);
-	err = __drack_buf_return(a, off, peer);
+	s = drack_buf_section(a, off, &index);
+	if (s && s->lent_to[index] == peer) {
+		drack_buf_push(a, s, index, off);
+		err = 0;
+	}
 	spin_unlock_irqrestore(&a->lock, flags);
 	return err;
-}
-
-u32 drack_buf_return_many(struct drack_alloc *a, const u64 *offs, u32 n,
-			  u32 peer)
-{
-	unsigned long flags;
-	u32 i, bad = 0;
-
-	spin_lock_irqsave(&a->lock, flags);
-	for (i = 0; i < n; i++)
-		if (__drack_buf_return(a, offs[i], peer))
-			bad++;
-	spin_unlock_irqrestore(&a->lock, flags);
-	return bad;
 }
 
 int drack_alloc_add_section(struct drack_alloc *a, u32 section, u32 buf_class)

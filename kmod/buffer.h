@@ -115,9 +115,6 @@ u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer);
 void drack_buf_unget(struct drack_alloc *a, u64 off);
 /* @peer hands @off back: 0, or -EINVAL if it was not lent to @peer. */
 int drack_buf_return(struct drack_alloc *a, u64 off, u32 peer);
-/* drack_buf_return() of @n Buffers under one lock; how many were refused. */
-u32 drack_buf_return_many(struct drack_alloc *a, const u64 *offs, u32 n,
-			  u32 peer);
 
 /* Add a Section the FM granted; -EINVAL if the grant does not check out. */
 int drack_alloc_add_section(struct drack_alloc *a, u32 section, u32 buf_class);

@@ -98,15 +98,12 @@ bool drack_peer_judge(struct drack_peer *p, u32 bad, u32 n)
 	return true;
 }
 
-#define DRACK_RET_BATCH	32	/* returns taken back under one lock */
-
 int drack_peer_take_returns(struct drack_peer *p, struct drack_alloc *a,
 			    u64 *ok, u64 *bad)
 {
 	struct drack_ring *r = &p->ret_in;
-	u64 offs[DRACK_RET_BATCH];
-	const struct drack_ret *ret;
-	int i, j, k, n, nbad = 0;
+	struct drack_ret *ret;
+	int i, n, nbad = 0;
 
 	n = drack_ring_avail(r);
 	if (n < 0) {
@@ -115,14 +112,10 @@ int drack_peer_take_returns(struct drack_peer *p, struct drack_alloc *a,
 	}
 	if (!n)
 		return 0;
-	/* The allocator's lock once per batch, not once per Buffer. */
-	for (i = 0; i < n; i += k) {
-		k = min(n - i, DRACK_RET_BATCH);
-		for (j = 0; j < k; j++) {
-			ret = drack_ring_peek(r, i + j);
-			offs[j] = le64_to_cpu(READ_ONCE(ret->off));
-		}
-		nbad += drack_buf_return_many(a, offs, k, p->id);
+	for (i = 0; i < n; i++) {
+		ret = drack_ring_peek(r, i);
+		if (drack_buf_return(a, le64_to_cpu(READ_ONCE(ret->off)), p->id))
+			nbad++;
 	}
 	drack_ring_consume(r, n);
 	*ok += n - nbad;
