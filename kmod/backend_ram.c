@@ -58,24 +58,61 @@ static int drack_ram_mmap(struct drack_pool *pool, struct vm_area_struct *vma)
 	return 0;
 }
 
-static void drack_ram_release(struct drack_pool *pool)
+/*
+ * The pool is made of 64 KB compound pages, each aligned to its size: a
+ * 64 KB Buffer is then one page, which an skb holds by reference as one
+ * frag (one page reference, one copy into the socket's reader) rather
+ * than sixteen. If memory is too fragmented for one, its 64 KB are
+ * single pages: receive by reference takes either.
+ */
+#define DRACK_RAM_ORDER	(DRACK_CLASS_SHIFT(DRACK_CLASS_64K) - PAGE_SHIFT)
+#define DRACK_RAM_CHUNK	(1UL << DRACK_RAM_ORDER)
+
+static void drack_ram_free_pages(struct page **pages, unsigned long n)
 {
-	vfree(pool->base);
-	kvfree(pool->pages);
-	kfree(pool);
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		if (!pages[i])
+			continue;
+		if (PageHead(pages[i]))
+			__free_pages(pages[i], DRACK_RAM_ORDER);
+		else if (!PageTail(pages[i]))
+			__free_page(pages[i]);
+	}
+	kvfree(pages);
 }
 
-static struct page **drack_ram_pages(void *base, u64 size)
+static struct page **drack_ram_alloc_pages(unsigned long n)
 {
-	unsigned long n = size >> PAGE_SHIFT, i;
-	struct page **pages;
+	gfp_t gfp = GFP_KERNEL | __GFP_ZERO;
+	unsigned long i, j;
+	struct page **pages, *page;
 
-	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
-	if (pages)
-		for (i = 0; i < n; i++)
-			pages[i] = vmalloc_to_page((u8 *)base +
-						   (i << PAGE_SHIFT));
+	pages = kvcalloc(n, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return NULL;
+	for (i = 0; i < n; i += DRACK_RAM_CHUNK) {
+		page = alloc_pages(gfp | __GFP_COMP | __GFP_NOWARN |
+				   __GFP_NORETRY, DRACK_RAM_ORDER);
+		for (j = 0; j < DRACK_RAM_CHUNK; j++) {
+			pages[i + j] = page ? nth_page(page, j) :
+					      alloc_page(gfp);
+			if (!pages[i + j]) {
+				drack_ram_free_pages(pages, n);
+				return NULL;
+			}
+		}
+		cond_resched();
+	}
 	return pages;
+}
+
+static void drack_ram_release(struct drack_pool *pool)
+{
+	vunmap(pool->base);
+	drack_ram_free_pages(pool->pages, pool->size >> PAGE_SHIFT);
+	kfree(pool);
 }
 
 static const struct drack_backend_ops drack_ram_ops = {
@@ -89,7 +126,7 @@ int drack_ram_init(void)
 {
 	u64 size = (u64)ram_pool_mb << 20;
 	struct drack_pool *pool;
-	void *base;
+	void *base = NULL;
 	int err;
 
 	if (!ram_pool_mb)
@@ -103,10 +140,12 @@ int drack_ram_init(void)
 		return -EINVAL;
 	}
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
-	base = vmalloc_user(size);
-	if (pool && base)
-		pool->pages = drack_ram_pages(base, size);
-	if (!pool || !base || !pool->pages) {
+	if (!pool)
+		return -ENOMEM;
+	pool->pages = drack_ram_alloc_pages(size >> PAGE_SHIFT);
+	base = pool->pages ? vmap(pool->pages, size >> PAGE_SHIFT, VM_MAP,
+				  PAGE_KERNEL) : NULL;
+	if (!base) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -122,9 +161,10 @@ int drack_ram_init(void)
 	drack_ram_pool = pool;
 	return 0;
 fail:
-	vfree(base);
-	if (pool)
-		kvfree(pool->pages);
+	if (base)
+		vunmap(base);
+	if (pool->pages)
+		drack_ram_free_pages(pool->pages, size >> PAGE_SHIFT);
 	kfree(pool);
 	return err;
 }

@@ -85,13 +85,10 @@ bool drack_peer_ref_valid(const struct drack_peer *p,
 	return len >= ETH_HLEN && len <= DRACK_CLASS_SIZE(buf_class);
 }
 
-bool drack_peer_judge(struct drack_peer *p, u32 bad, u32 n)
+bool drack_peer_backoff(struct drack_peer *p, u32 bad, u32 n)
 {
-	if (bad < DRACK_PEER_BAD_BURST || bad * 2 < n) {
-		if (!bad && n)
-			p->quiet_ms = 0;
+	if (bad < DRACK_PEER_BAD_BURST || bad * 2 < n)
 		return false;
-	}
 	p->quiet_ms = p->quiet_ms ?
 		      min_t(u32, p->quiet_ms * 2, DRACK_PEER_QUIET_MAX_MS) : 1;
 	WRITE_ONCE(p->quiet_until, jiffies + msecs_to_jiffies(p->quiet_ms));

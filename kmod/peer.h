@@ -105,7 +105,18 @@ bool drack_peer_ref_valid(const struct drack_peer *p,
  */
 #define DRACK_PEER_BAD_BURST	16
 #define DRACK_PEER_QUIET_MAX_MS	1000
-bool drack_peer_judge(struct drack_peer *p, u32 bad, u32 n);
+bool drack_peer_backoff(struct drack_peer *p, u32 bad, u32 n);
+
+static inline bool drack_peer_judge(struct drack_peer *p, u32 bad, u32 n)
+{
+	/* Every poll judges every peer it read: the clean case inline. */
+	if (likely(!bad)) {
+		if (n && p->quiet_ms)
+			p->quiet_ms = 0;
+		return false;
+	}
+	return drack_peer_backoff(p, bad, n);
+}
 
 static inline bool drack_peer_quiet(const struct drack_peer *p)
 {

@@ -211,7 +211,8 @@ void drack_rx_drain_returns(struct drack_dev *dd)
 		/* Held Buffers of an owner gone: it took them back already. */
 		if (p->held.live && !drack_peer_alive(p))
 			drack_rxref_reclaim(dd, p, false, NULL);
-		if (drack_peer_quiet(p))
+		/* Most rings are empty: one load, no call (a poll visits all). */
+		if (!drack_ring_pending(&p->ret_in) || drack_peer_quiet(p))
 			continue;
 		pok = 0;
 		pbad = 0;

@@ -8,8 +8,9 @@
  * forwarded) ends in put_page(), so the Buffer goes back to its owner
  * once every page it spans is down to the pool's own reference.
  *
- * Two 2 KB Buffers share a page: one is handed back only when both are
- * let go of. A peer's Buffers held at once are capped (rx_ref_max_mb):
+ * Buffers that share a page (2 KB ones: two in a single page, 32 in one
+ * of the ram pool's 64 KB compound pages) go back only once all are let
+ * go of. A peer's Buffers held at once are capped (rx_ref_max_mb):
  * past the cap frames are copied and their Buffers handed back at once,
  * so an application that never reads cannot drain the sender's Sections.
  * Only an UP owner's Buffers are held, not those of a Section it is asked
@@ -114,7 +115,6 @@ static struct sk_buff *drack_rxref_build(struct drack_dev *dd,
 {
 	struct page **pages = dd->pool->pages;
 	const u8 *buf = drack_pool_ptr(dd->pool, off);
-	u32 truesize = min_t(u32, size, PAGE_SIZE);
 	u32 hlen = min_t(u32, len, DRACK_RX_HDR_MAX);
 	u64 pos, end = off + len;
 	struct sk_buff *skb;
@@ -126,19 +126,20 @@ static struct sk_buff *drack_rxref_build(struct drack_dev *dd,
 		return NULL;
 	skb_put_data(skb, buf, hlen);
 	/*
-	 * A Buffer is at most 64 KB, aligned to its size: 16 pages, a frag
-	 * each. One frag would need a compound page (a pipe the socket was
-	 * spliced into reads a frag past a page only inside one), whose
-	 * references all count on its head: the 2 KB Buffers sharing it
-	 * would go back only together.
+	 * A frag per page the Buffer spans: one in a 64 KB compound page (a
+	 * frag may run past a page only inside one: a pipe the socket was
+	 * spliced into reads it so), sixteen in single pages.
 	 */
 	for (pos = off + hlen; pos < end; pos += n, i++) {
 		struct page *page = pages[pos >> PAGE_SHIFT];
-		u32 pgoff = offset_in_page(pos);
+		struct page *head = compound_head(page);
+		u32 pgoff = ((page_to_pfn(page) - page_to_pfn(head)) << PAGE_SHIFT) +
+			    offset_in_page(pos);
 
-		n = min_t(u64, end - pos, PAGE_SIZE - pgoff);
-		get_page(page);
-		skb_add_rx_frag(skb, i, page, pgoff, n, truesize);
+		n = min_t(u64, end - pos, page_size(head) - pgoff);
+		get_page(head);
+		skb_add_rx_frag(skb, i, head, pgoff, n,
+				min_t(u32, size, page_size(head)));
 	}
 	/* Others can read the pages: never decrypt (ESP) into them in place. */
 	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
@@ -213,16 +214,25 @@ struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct napi_struct *napi,
 	return skb;
 }
 
-/* Every page of the Buffer is down to the pool's own reference. */
+/*
+ * Every page of the Buffer is down to the pool's own reference. A
+ * compound page counts references on its head only, for all its Buffers.
+ */
 static bool drack_rxref_let_go(struct page **pages,
 			       const struct drack_held_buf *b)
 {
 	unsigned long pg = b->off >> PAGE_SHIFT;
 	unsigned long last = (b->off + b->len - 1) >> PAGE_SHIFT;
+	struct page *head;
 
-	for (; pg <= last; pg++)
-		if (page_ref_count(pages[pg]) != 1)
+	for (; pg <= last; pg++) {
+		head = compound_head(pages[pg]);
+		if (page_ref_count(head) != 1)
 			return false;
+		/* Past the compound page: the rest of the Buffer is in it. */
+		pg += compound_nr(head) - 1 -
+		      (page_to_pfn(pages[pg]) - page_to_pfn(head));
+	}
 	return true;
 }
 
