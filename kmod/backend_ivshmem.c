@@ -138,10 +138,7 @@ static void drack_ivshmem_attach(struct work_struct *work)
  * stack can hold pool pages in skbs, so frames are received by reference.
  * The mapping is cacheable (WB), in the direct map. Not devm: it must
  * outlive the device if sockets still hold pages (drack_ivshmem_unmap).
- * In 64 KB compound pages, as the ram pool: a 64 KB Buffer is one frag.
  */
-#define DRACK_IVSHMEM_SHIFT	(DRACK_CLASS_SHIFT(DRACK_CLASS_64K) - PAGE_SHIFT)
-
 static void drack_ivshmem_map_pages(struct drack_ivshmem *ivs)
 {
 	resource_size_t start = pci_resource_start(ivs->pdev, IVSHMEM_BAR_SHMEM);
@@ -160,7 +157,6 @@ static void drack_ivshmem_map_pages(struct drack_ivshmem *ivs)
 	if (pgmap) {
 		put_dev_pagemap(pgmap);
 		if (pgmap->type != MEMORY_DEVICE_GENERIC || pgmap->nr_range != 1 ||
-		    pgmap->vmemmap_shift != DRACK_IVSHMEM_SHIFT ||
 		    pgmap->range.start != start ||
 		    range_len(&pgmap->range) != ivs->size) {
 			dev_info(&ivs->pdev->dev, "BAR2 already has struct pages of another kind: frames are copied\n");
@@ -177,7 +173,6 @@ static void drack_ivshmem_map_pages(struct drack_ivshmem *ivs)
 	pgmap->range.start = start;
 	pgmap->range.end = start + ivs->size - 1;
 	pgmap->nr_range = 1;
-	pgmap->vmemmap_shift = DRACK_IVSHMEM_SHIFT;
 	base = memremap_pages(pgmap, dev_to_node(&ivs->pdev->dev));
 	if (IS_ERR(base)) {
 		dev_info(&ivs->pdev->dev, "no struct pages for the pool (%ld): frames are copied\n",

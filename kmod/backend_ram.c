@@ -59,11 +59,11 @@ static int drack_ram_mmap(struct drack_pool *pool, struct vm_area_struct *vma)
 }
 
 /*
- * The pool is made of 64 KB compound pages, each aligned to its size: a
- * 64 KB Buffer is then one page, which an skb holds by reference as one
- * frag (one page reference, one copy into the socket's reader) rather
- * than sixteen. If memory is too fragmented for one, its 64 KB are
- * single pages: receive by reference takes either.
+ * Sections for 64 KB Buffers (drack_section_large_pages()) are made of 64
+ * KB compound pages, each aligned to its size: a 64 KB Buffer is then one
+ * page, which an skb holds by reference as one frag rather than sixteen.
+ * The others, and 64 KB for which memory is too fragmented, are single
+ * pages: receive by reference takes either.
  */
 #define DRACK_RAM_ORDER	(DRACK_CLASS_SHIFT(DRACK_CLASS_64K) - PAGE_SHIFT)
 #define DRACK_RAM_CHUNK	(1UL << DRACK_RAM_ORDER)
@@ -83,18 +83,22 @@ static void drack_ram_free_pages(struct page **pages, unsigned long n)
 	kvfree(pages);
 }
 
-static struct page **drack_ram_alloc_pages(unsigned long n)
+static struct page **drack_ram_alloc_pages(unsigned long n, u32 regions)
 {
+	u32 sections = n >> (DRACK_SECTION_SHIFT - PAGE_SHIFT);
 	gfp_t gfp = GFP_KERNEL | __GFP_ZERO;
-	unsigned long i, j;
 	struct page **pages, *page;
+	unsigned long i, j;
 
 	pages = kvcalloc(n, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
 		return NULL;
 	for (i = 0; i < n; i += DRACK_RAM_CHUNK) {
-		page = alloc_pages(gfp | __GFP_COMP | __GFP_NOWARN |
-				   __GFP_NORETRY, DRACK_RAM_ORDER);
+		page = NULL;
+		if (drack_section_large_pages(sections, regions,
+					      i >> (DRACK_SECTION_SHIFT - PAGE_SHIFT)))
+			page = alloc_pages(gfp | __GFP_COMP | __GFP_NOWARN |
+					   __GFP_NORETRY, DRACK_RAM_ORDER);
 		for (j = 0; j < DRACK_RAM_CHUNK; j++) {
 			pages[i + j] = page ? nth_page(page, j) :
 					      alloc_page(gfp);
@@ -142,7 +146,7 @@ int drack_ram_init(void)
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
 	if (!pool)
 		return -ENOMEM;
-	pool->pages = drack_ram_alloc_pages(size >> PAGE_SHIFT);
+	pool->pages = drack_ram_alloc_pages(size >> PAGE_SHIFT, ram_regions);
 	base = pool->pages ? vmap(pool->pages, size >> PAGE_SHIFT, VM_MAP,
 				  PAGE_KERNEL) : NULL;
 	if (!base) {

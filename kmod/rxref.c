@@ -205,6 +205,8 @@ struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct napi_struct *napi,
 		h->bytes += size;
 		*held = true;
 		drack_stat_inc(&dd->stats, DRACK_S_RX_BYREF);
+		drack_stat_add(&dd->stats, DRACK_S_RX_BYREF_FRAGS,
+			       skb_shinfo(skb)->nr_frags);
 		drack_stat_inc(&dd->stats, DRACK_S_RX_HELD);
 		return skb;
 	}

@@ -47,6 +47,7 @@ const struct drack_stat_desc drack_stat_table[DRACK_S_NR] = {
 	DRACK_STAT_ROW(TX_STOPS, "tx_stops"),
 	DRACK_STAT_ROW(TX_WAKES, "tx_wakes"),
 	DRACK_STAT_ROW(RX_PEER_BACKOFFS, "rx_peer_backoffs"),
+	[DRACK_S_RX_BYREF_FRAGS] = { "rx_byref_frags", 0 },
 	DRACK_STAT_ROW(XDP_PASS, "xdp_pass"),
 	DRACK_STAT_ROW(XDP_DROP, "xdp_drop"),
 	DRACK_STAT_ROW(XDP_TX, "xdp_tx"),

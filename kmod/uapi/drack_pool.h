@@ -455,6 +455,24 @@ static inline __u64 drack_section_entry_off(const struct drack_geometry *g,
 }
 
 /*
+ * Pages by Section. A host that gives the pool struct pages backs the
+ * upper half of each Region with 64 KB compound pages and the lower half
+ * with single pages. A 64 KB Buffer received by reference is then one
+ * page: one frag, one page reference, one copy into the reader. 2 KB
+ * Buffers stay on single pages, where each goes back to its owner on its
+ * own, not with the 31 others of a compound page. The FM grants 64 KB
+ * Sections from the upper halves first and 2 KB ones from the lower
+ * halves. This is a hint for speed only: any Section holds either class.
+ */
+static inline int drack_section_large_pages(__u32 section_count,
+					    __u32 regions, __u32 section)
+{
+	if (!regions || section >= section_count)
+		return 0;
+	return (int)(((__u64)section * regions * 2 / section_count) & 1);
+}
+
+/*
  * Memory device (Region) a Section lives on: the pool is @regions equal
  * stretches, one per device it interleaves.
  */

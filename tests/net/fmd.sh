@@ -21,7 +21,8 @@
 # What breaks it: the quota not enforced or counted wrong (quota_held:
 # a host owns more than 3 Sections), requests beyond the quota not
 # refused or not logged (quota_reached), one host's requests starving another's or grants lost
-# (h2_sections, h2_ping), a queue stuck while the FM is away or traffic
+# (h2_sections, h2_ping), Sections granted on the wrong kind of pages
+# (pages_by_class), a queue stuck while the FM is away or traffic
 # depending on a live FM (fm_restart_iperf), a new FM that does not read
 # the existing grants (fm_restart_sees_grants: its free count differs from
 # the table), a Section granted twice or a host's counters disagreeing
@@ -29,7 +30,7 @@
 # rmmod failing, kernel warnings (buffers_home, teardown, dmesg_clean).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 15
+ktap_plan 16
 
 QUOTA=3
 FMD_LOG=$DRACK_LOGDIR/fmd.log
@@ -120,6 +121,25 @@ sys.exit(bad)') || { echo "$out"; return 1; }
 	echo "$out" | tr '\n' ';'
 }
 ktap_check interleaved interleaved && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
+# Pages by class: 64 KB Sections from the upper half of a Region (64 KB
+# compound pages in a ram pool: a Buffer received by reference is one
+# page), 2 KB ones from the lower half. The pool has room for every grant
+# on its own kind.
+pages_by_class() {
+	local count regions out
+	count=$("$DRACKCTL" -j pool show 0 | jq '.[0].section_count') &&
+		regions=$("$DRACKCTL" -j pool show 0 | jq '.[0].regions') &&
+		out=$("$DRACKCTL" -j section show pool 0 | jq -r --argjson n "$count" \
+			--argjson r "$regions" '.[] | select(.state == "granted") |
+			"\(.section) \(.class) \(if ((.section * $r * 2 / $n) | floor) % 2 == 1 then "large" else "single" end)"') ||
+		return 1
+	echo "$out" | tr '\n' ';'
+	echo
+	[[ -n $out ]] || return 1
+	! grep -Eq ' (64k single|2k large)$' <<<"$out"
+}
+ktap_check pages_by_class pages_by_class && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
 h2_ping() {
 	local tx rx

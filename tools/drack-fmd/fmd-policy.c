@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The grant policy: how many Sections a host may own (quota) and which
- * free Sections it gets (placement). Mechanism is in the kernel; the
- * daemon decides, here for grants, in fmd-reclaim.c for revokes and in
- * fmd-health.c for fencing.
+ * The grant policy: how many Sections a host may own (quota; placement is
+ * in fmd-place.c). Mechanism is in the kernel; the daemon decides, here
+ * for grants, in fmd-reclaim.c for revokes and in fmd-health.c for
+ * fencing.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,71 +21,6 @@ uint32_t fmd_host_quota(const struct fmd_view *v)
 	       v->pool.section_count - v->pool.meta_sections : 0;
 	q = data / (v->up_hosts ? v->up_hosts : 1);
 	return q > 2 ? q : 2;
-}
-
-/*
- * Interleave: a pool spanning several memory devices (Regions: CXL
- * interleave sets, NUMA nodes) serves a host fastest when its Sections
- * are spread across all of them. Each pick goes to the Region where
- * @host owns the fewest Sections; ties go to the Region with the most
- * free Sections, then to the one where it owns the fewest of @cls, then
- * to the lowest Region. Within a Region, the lowest free id.
- */
-uint32_t fmd_place(const struct fmd_view *v, uint32_t host, uint32_t cls,
-		   uint32_t want, uint32_t *out)
-{
-	uint32_t mine[FMD_MAX_REGIONS] = { 0 }, mine_cls[FMD_MAX_REGIONS] = { 0 };
-	uint32_t nfree[FMD_MAX_REGIONS] = { 0 };
-	uint32_t n = 0, i, r, best;
-	bool *taken;
-
-	if (want > v->nfree)
-		want = v->nfree;
-	if (!want)
-		return 0;
-	taken = calloc(v->nfree, sizeof(*taken));
-	if (!taken) {		/* lowest ids: still a valid choice */
-		memcpy(out, v->free, want * sizeof(*out));
-		return want;
-	}
-	for (i = 0; i < v->pool.section_count; i++) {
-		if (v->sec[i].owner != host)
-			continue;
-		r = fmd_view_region(v, i);
-		mine[r]++;
-		if (v->sec[i].buf_class == cls)
-			mine_cls[r]++;
-	}
-	for (i = 0; i < v->nfree; i++)
-		nfree[fmd_view_region(v, v->free[i])]++;
-
-	while (n < want) {
-		best = UINT32_MAX;
-		for (r = 0; r < v->regions; r++) {
-			if (!nfree[r])
-				continue;
-			if (best == UINT32_MAX || mine[r] < mine[best] ||
-			    (mine[r] == mine[best] &&
-			     (nfree[r] > nfree[best] ||
-			      (nfree[r] == nfree[best] &&
-			       mine_cls[r] < mine_cls[best]))))
-				best = r;
-		}
-		if (best == UINT32_MAX)
-			break;
-		for (i = 0; i < v->nfree; i++)
-			if (!taken[i] && fmd_view_region(v, v->free[i]) == best)
-				break;
-		if (i == v->nfree)	/* cannot happen: nfree[best] > 0 */
-			break;
-		taken[i] = true;
-		out[n++] = v->free[i];
-		mine[best]++;
-		mine_cls[best]++;
-		nfree[best]--;
-	}
-	free(taken);
-	return n;
 }
 
 /*

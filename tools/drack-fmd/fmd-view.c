@@ -95,13 +95,3 @@ void fmd_view_free(struct fmd_view *v)
 	v->sec = NULL;
 	v->nfree = 0;
 }
-
-uint32_t fmd_view_region(const struct fmd_view *v, uint32_t id)
-{
-	uint32_t r;
-
-	if (id >= v->pool.section_count)
-		return 0;
-	r = v->sec[id].region;
-	return r < v->regions ? r : v->regions - 1;
-}

@@ -119,7 +119,7 @@ struct fmd_view {
 
 int fmd_view_load(struct drack_nl *nl, uint32_t pool, struct fmd_view *v);
 void fmd_view_free(struct fmd_view *v);
-/* Region of Section @id, always < v->regions. */
+/* Region of Section @id, always < v->regions (fmd-place.c). */
 uint32_t fmd_view_region(const struct fmd_view *v, uint32_t id);
 
 /* ---- what the daemon remembers about pools and hosts ---- */
@@ -231,9 +231,9 @@ bool fmd_pool_lost(const struct fmd_pool *fp, const struct drack_pool_info *pi);
 /* ---- fmd-policy.c ---- */
 uint32_t fmd_host_quota(const struct fmd_view *v);
 /*
- * Placement: choose up to @want of @v's free Sections for @host, @cls,
- * spreading the host's Sections across the pool's Regions. Returns how
- * many ids went to @out.
+ * Placement (fmd-place.c): choose up to @want of @v's free Sections for
+ * @host, @cls, spreading the host's Sections across the pool's Regions.
+ * Returns how many ids went to @out.
  */
 uint32_t fmd_place(const struct fmd_view *v, uint32_t host, uint32_t cls,
 		   uint32_t want, uint32_t *out);
