@@ -70,15 +70,20 @@ static int drack_ram_mmap(struct drack_pool *pool, struct vm_area_struct *vma)
 
 static void drack_ram_free_pages(struct page **pages, unsigned long n)
 {
-	unsigned long i;
+	unsigned long i, j;
 
-	for (i = 0; i < n; i++) {
-		if (!pages[i])
-			continue;
-		if (PageHead(pages[i]))
+	/*
+	 * A 64 KB stretch at a time: once its compound page is freed, its
+	 * tail pages no longer look like tails, and must not be freed again.
+	 */
+	for (i = 0; i < n; i += DRACK_RAM_CHUNK) {
+		if (pages[i] && PageHead(pages[i])) {
 			__free_pages(pages[i], DRACK_RAM_ORDER);
-		else if (!PageTail(pages[i]))
-			__free_page(pages[i]);
+			continue;
+		}
+		for (j = i; j < i + DRACK_RAM_CHUNK; j++)
+			if (pages[j])
+				__free_page(pages[j]);
 	}
 	kvfree(pages);
 }
