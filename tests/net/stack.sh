@@ -6,12 +6,15 @@
 #   h0 v10 / vx0 / gre1 / br0 / bond0 over rack0  <-- pool 0 -->  h1 rack0
 #
 # A VLAN (TSO passed on, frames by reference), a VXLAN and a GRE tunnel,
-# a netem qdisc, rack0 as a bridge port and as a bond's slave.
+# a netem qdisc, rack0 as a bridge port and as a bond's slave (the bond
+# reporting the speed set with ethtool on rack0; an 802.3ad bond, which
+# sets its slaves' MAC, refused).
 #
 # What breaks it: vlan_features without the offloads or a tagged frame's
 # offsets mangled (vlan_tcp slow, or bad descriptors), encapsulated frames
 # dropped (vxlan/gre), a qdisc not used or not removable (netem), a port
-# role that refuses rack0 or loses its frames (bridge, bond).
+# role that refuses rack0 or loses its frames (bridge, bond), link
+# settings not kept or a MAC change accepted (bond).
 
 # shellcheck disable=SC2016 # both_ns's $I and $O expand in each netns's sh
 . "$(dirname "$0")/lib.sh"
@@ -104,12 +107,29 @@ ktap_check bridge_port bridge
 
 # A bond cannot give rack0 its MAC: fail_over_mac active leaves it.
 bond() {
-	local rc=0
+	local rc=0 speed
 	in_ns h0 sh -c 'ip link add bond0 type bond mode active-backup miimon 100 \
 		fail_over_mac active && ip link set rack0 down && ip link set rack0 master bond0 &&
 		ip addr add 10.50.0.1/24 dev bond0 && ip link set bond0 up' || rc=1
 	((rc == 0)) && { ip -n h1 addr add 10.50.0.2/24 dev rack0 || rc=1; }
 	((rc == 0)) && { wait_for 10 ping_once h1 10.50.0.1 || rc=1; }
+	# The bond reports its active slave's speed: the one set on rack0.
+	if ((rc == 0)); then
+		in_ns h0 ethtool -s rack0 speed 25000 duplex full || rc=1
+		speed=$(in_ns h0 ethtool bond0 | sed -n 's/^[[:space:]]*Speed: //p')
+		echo "bond0 speed: ${speed:-none} (rack0 set to 25000Mb/s)"
+		[[ $speed == 25000Mb/s ]] || rc=1
+	fi
+	# Modes that give every slave the bond's MAC cannot take rack0.
+	if ((rc == 0)); then
+		in_ns h0 ip link add bond1 type bond mode 802.3ad || rc=1
+		in_ns h0 ip link set rack0 nomaster || rc=1
+		if ((rc == 0)) && in_ns h0 ip link set rack0 master bond1 2>/dev/null; then
+			echo "an 802.3ad bond took rack0, whose MAC cannot change"
+			rc=1
+		fi
+	fi
+	ip -n h0 link del bond1 2>/dev/null
 	ip -n h0 link del bond0 2>/dev/null
 	ip -n h0 link set rack0 up || rc=1
 	ip -n h0 addr replace 198.18.0.1/24 dev rack0 || rc=1
