@@ -67,6 +67,7 @@ static int drack_ram_mmap(struct drack_pool *pool, struct vm_area_struct *vma)
  */
 #define DRACK_RAM_ORDER	(DRACK_CLASS_SHIFT(DRACK_CLASS_64K) - PAGE_SHIFT)
 #define DRACK_RAM_CHUNK	(1UL << DRACK_RAM_ORDER)
+static_assert(DRACK_CLASS_SHIFT(DRACK_CLASS_64K) >= PAGE_SHIFT);
 
 static void drack_ram_free_pages(struct page **pages, unsigned long n)
 {
@@ -92,18 +93,21 @@ static struct page **drack_ram_alloc_pages(unsigned long n, u32 regions)
 {
 	u32 sections = n >> (DRACK_SECTION_SHIFT - PAGE_SHIFT);
 	gfp_t gfp = GFP_KERNEL | __GFP_ZERO;
+	unsigned long i, j, single = 0;
 	struct page **pages, *page;
-	unsigned long i, j;
+	bool large;
 
 	pages = kvcalloc(n, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
 		return NULL;
 	for (i = 0; i < n; i += DRACK_RAM_CHUNK) {
 		page = NULL;
-		if (drack_section_large_pages(sections, regions,
-					      i >> (DRACK_SECTION_SHIFT - PAGE_SHIFT)))
-			page = alloc_pages(gfp | __GFP_COMP | __GFP_NOWARN |
-					   __GFP_NORETRY, DRACK_RAM_ORDER);
+		large = drack_section_large_pages(sections, regions,
+						  i >> (DRACK_SECTION_SHIFT - PAGE_SHIFT));
+		if (large)
+			page = alloc_pages(gfp | __GFP_COMP | __GFP_NOWARN,
+					   DRACK_RAM_ORDER);
+		single += large && !page;
 		for (j = 0; j < DRACK_RAM_CHUNK; j++) {
 			pages[i + j] = page ? nth_page(page, j) :
 					      alloc_page(gfp);
@@ -114,6 +118,10 @@ static struct page **drack_ram_alloc_pages(unsigned long n, u32 regions)
 		}
 		cond_resched();
 	}
+	/* Correct either way, but each such Buffer is 16 frags, not one. */
+	if (single)
+		pr_warn("drack: ram pool: %lu of its 64 KB compound pages are single pages (memory fragmented)\n",
+			single);
 	return pages;
 }
 

@@ -128,7 +128,9 @@ static struct sk_buff *drack_rxref_build(struct drack_dev *dd,
 	/*
 	 * A frag per page the Buffer spans: one in a 64 KB compound page (a
 	 * frag may run past a page only inside one: a pipe the socket was
-	 * spliced into reads it so), sixteen in single pages.
+	 * spliced into reads it so), sixteen in single pages. A 2 KB Buffer
+	 * on a compound page (an FM short of single pages) counts its own
+	 * size, though it holds the whole page back: the caps bound that.
 	 */
 	for (pos = off + hlen; pos < end; pos += n, i++) {
 		struct page *page = pages[pos >> PAGE_SHIFT];

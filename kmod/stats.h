@@ -43,7 +43,7 @@ enum drack_dev_stat {
 	DRACK_S_TX_STOPS,		/* the queue stopped, for any reason */
 	DRACK_S_TX_WAKES,
 	DRACK_S_RX_PEER_BACKOFFS,	/* a peer's garbage left alone a while */
-	DRACK_S_RX_BYREF_FRAGS,		/* page frags of those by reference */
+	DRACK_S_RX_BYREF_FRAGS,		/* their page frags; not in genl */
 	/* XDP verdicts (Documentation/xdp.rst); not in the genl dump */
 	DRACK_S_XDP_PASS,
 	DRACK_S_XDP_DROP,

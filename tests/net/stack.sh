@@ -107,7 +107,7 @@ ktap_check bridge_port bridge
 
 # A bond cannot give rack0 its MAC: fail_over_mac active leaves it.
 bond() {
-	local rc=0 speed
+	local rc=0 speed err
 	# A speed for the bond to read when it takes rack0 (as on virtio_net,
 	# setting one is no link event: upper devices read it then).
 	in_ns h0 ethtool -s rack0 speed 25000 duplex full || rc=1
@@ -122,13 +122,17 @@ bond() {
 		echo "bond0 speed: ${speed:-none} (rack0 set to 25000Mb/s)"
 		[[ $speed == 25000Mb/s ]] || rc=1
 	fi
-	# Modes that give every slave the bond's MAC cannot take rack0.
+	# Modes that give every slave the bond's MAC cannot take rack0, and
+	# say why.
 	if ((rc == 0)); then
 		in_ns h0 ip link add bond1 type bond mode 802.3ad || rc=1
 		in_ns h0 ip link set rack0 nomaster || rc=1
-		if ((rc == 0)) && in_ns h0 ip link set rack0 master bond1 2>/dev/null; then
+		if ((rc == 0)) && err=$(in_ns h0 ip link set rack0 master bond1 2>&1); then
 			echo "an 802.3ad bond took rack0, whose MAC cannot change"
 			rc=1
+		elif ((rc == 0)); then
+			echo "802.3ad: $err"
+			[[ $err == *"Operation not supported"* || $err == *"MAC address"* ]] || rc=1
 		fi
 	fi
 	ip -n h0 link del bond1 2>/dev/null

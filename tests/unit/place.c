@@ -124,6 +124,26 @@ TEST(one_kind_used_up_then_the_other)
 	view_free(&v);
 }
 
+TEST(the_kind_before_the_region)
+{
+	struct fmd_view v;
+	uint32_t out[4], s;
+
+	/* Region 0's lower half used up: a 2 KB grant goes to Region 1's. */
+	view_init(&v, 64, 2, 2);
+	for (s = 2; s < 16; s++)
+		view_take(&v, s, 1, DRACK_CLASS_2K);
+	view_take(&v, 32, HOST, DRACK_CLASS_2K);
+	ASSERT_EQ(1U, fmd_place(&v, HOST, DRACK_CLASS_2K, 1, out));
+	EXPECT_EQ(33U, out[0]);
+	/* Both lower halves used up: Region 0's upper half, spreading. */
+	for (s = 33; s < 48; s++)
+		view_take(&v, s, 1, DRACK_CLASS_2K);
+	ASSERT_EQ(1U, fmd_place(&v, HOST, DRACK_CLASS_2K, 1, out));
+	EXPECT_EQ(16U, out[0]);
+	view_free(&v);
+}
+
 TEST(several_picks_are_distinct)
 {
 	struct fmd_view v;

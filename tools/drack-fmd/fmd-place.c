@@ -19,6 +19,12 @@ uint32_t fmd_view_region(const struct fmd_view *v, uint32_t id)
 	return r < v->regions ? r : v->regions - 1;
 }
 
+static bool fmd_kind_is(const struct fmd_view *v, uint32_t id, bool large)
+{
+	return !drack_section_large_pages(v->pool.section_count, v->regions,
+					  id) == !large;
+}
+
 /* The lowest free Section in @region on @large pages, else the lowest. */
 static uint32_t fmd_pick_in(const struct fmd_view *v, const bool *taken,
 			    uint32_t region, bool large)
@@ -28,8 +34,7 @@ static uint32_t fmd_pick_in(const struct fmd_view *v, const bool *taken,
 	for (i = 0; i < v->nfree; i++) {
 		if (taken[i] || fmd_view_region(v, v->free[i]) != region)
 			continue;
-		if (!drack_section_large_pages(v->pool.section_count,
-					       v->regions, v->free[i]) == !large)
+		if (fmd_kind_is(v, v->free[i], large))
 			return i;
 		if (any == UINT32_MAX)
 			any = i;
@@ -46,12 +51,15 @@ static uint32_t fmd_pick_in(const struct fmd_view *v, const bool *taken,
  * to the lowest Region. Within a Region, the lowest free id on the kind
  * of pages that suits @cls (drack_section_large_pages(): 64 KB compound
  * pages for 64 KB Buffers, single pages for 2 KB ones), else the lowest.
+ * Only Regions with a free Section of that kind compete while any has
+ * one: 32 2 KB Buffers on one compound page go back only together.
  */
 uint32_t fmd_place(const struct fmd_view *v, uint32_t host, uint32_t cls,
 		   uint32_t want, uint32_t *out)
 {
 	uint32_t mine[FMD_MAX_REGIONS] = { 0 }, mine_cls[FMD_MAX_REGIONS] = { 0 };
-	uint32_t nfree[FMD_MAX_REGIONS] = { 0 };
+	uint32_t nfree[FMD_MAX_REGIONS] = { 0 }, nkind[FMD_MAX_REGIONS] = { 0 };
+	bool large = cls == DRACK_CLASS_64K, kind;
 	uint32_t n = 0, i, r, best;
 	bool *taken;
 
@@ -72,13 +80,19 @@ uint32_t fmd_place(const struct fmd_view *v, uint32_t host, uint32_t cls,
 		if (v->sec[i].buf_class == cls)
 			mine_cls[r]++;
 	}
-	for (i = 0; i < v->nfree; i++)
-		nfree[fmd_view_region(v, v->free[i])]++;
+	for (i = 0; i < v->nfree; i++) {
+		r = fmd_view_region(v, v->free[i]);
+		nfree[r]++;
+		nkind[r] += fmd_kind_is(v, v->free[i], large);
+	}
 
 	while (n < want) {
 		best = UINT32_MAX;
+		kind = false;
+		for (r = 0; r < v->regions; r++)
+			kind |= nkind[r] > 0;
 		for (r = 0; r < v->regions; r++) {
-			if (!nfree[r])
+			if (!nfree[r] || (kind && !nkind[r]))
 				continue;
 			if (best == UINT32_MAX || mine[r] < mine[best] ||
 			    (mine[r] == mine[best] &&
@@ -89,7 +103,7 @@ uint32_t fmd_place(const struct fmd_view *v, uint32_t host, uint32_t cls,
 		}
 		if (best == UINT32_MAX)
 			break;
-		i = fmd_pick_in(v, taken, best, cls == DRACK_CLASS_64K);
+		i = fmd_pick_in(v, taken, best, large);
 		if (i == UINT32_MAX)	/* cannot happen: nfree[best] > 0 */
 			break;
 		taken[i] = true;
@@ -97,6 +111,7 @@ uint32_t fmd_place(const struct fmd_view *v, uint32_t host, uint32_t cls,
 		mine[best]++;
 		mine_cls[best]++;
 		nfree[best]--;
+		nkind[best] -= fmd_kind_is(v, v->free[i], large);
 	}
 	free(taken);
 	return n;
