@@ -41,8 +41,11 @@ struct drack_ivshmem {
 	void __iomem *regs;
 	void *base;
 	u64 size;
-	/* ZONE_DEVICE pages of BAR2, or NULL: mapped with devm_memremap() */
-	struct dev_pagemap *pgmap;
+	/*
+	 * ZONE_DEVICE pages of BAR2, single then compound; none (and no
+	 * pool->pages): mapped with devm_memremap(), frames copied.
+	 */
+	struct dev_pagemap *pgmap[2];
 	u32 ivpos;
 	bool doorbell;			/* MSI-X vectors: ivshmem-doorbell */
 	bool registered;
@@ -134,75 +137,144 @@ static void drack_ivshmem_attach(struct work_struct *work)
 
 #ifdef CONFIG_ZONE_DEVICE	/* memremap_pages() has no stub without it */
 /*
+ * Where BAR2's 64 KB compound pages begin: its upper half, as
+ * drack_section_large_pages() puts them for a pool of one Region (how
+ * a pool is formatted at attach). The fabric manager reads each
+ * Section's kind over netlink (page-order), so a reformat with more
+ * Regions still places 64 KB Buffers on compound pages.
+ */
+static u64 drack_ivshmem_large_start(u64 size)
+{
+	u32 n = size >> DRACK_SECTION_SHIFT, s;
+
+	for (s = 0; s < n; s++)
+		if (drack_section_large_pages(n, 1, s))
+			break;
+	return (u64)s << DRACK_SECTION_SHIFT;
+}
+
+static struct dev_pagemap *drack_ivshmem_map_range(struct drack_ivshmem *ivs,
+						   u64 start, u64 len,
+						   unsigned int order)
+{
+	struct dev_pagemap *pgmap;
+	void *va;
+
+	pgmap = kzalloc(sizeof(*pgmap), GFP_KERNEL);
+	if (!pgmap)
+		return ERR_PTR(-ENOMEM);
+	pgmap->type = MEMORY_DEVICE_GENERIC;
+	pgmap->range.start = start;
+	pgmap->range.end = start + len - 1;
+	pgmap->nr_range = 1;
+	pgmap->vmemmap_shift = order;
+	va = memremap_pages(pgmap, dev_to_node(&ivs->pdev->dev));
+	if (IS_ERR(va)) {
+		kfree(pgmap);
+		return va;
+	}
+	return pgmap;
+}
+
+/*
+ * The mappings an earlier probe kept while sockets held pages: take
+ * them over if they tile BAR2 exactly, whatever their kind of pages.
+ */
+static int drack_ivshmem_take_over(struct drack_ivshmem *ivs, u64 start)
+{
+	u64 at = start, end = start + ivs->size;
+	struct dev_pagemap *pgmap = NULL;
+	int n = 0;
+
+	while (at < end) {
+		pgmap = get_dev_pagemap(PHYS_PFN(at), NULL);
+		if (!pgmap)
+			break;
+		put_dev_pagemap(pgmap);
+		if (n == ARRAY_SIZE(ivs->pgmap) ||
+		    pgmap->type != MEMORY_DEVICE_GENERIC ||
+		    pgmap->nr_range != 1 || pgmap->range.start != at ||
+		    pgmap->range.end >= end)
+			break;
+		ivs->pgmap[n++] = pgmap;
+		at = pgmap->range.end + 1;
+	}
+	if (at == end)
+		return 0;
+	memset(ivs->pgmap, 0, sizeof(ivs->pgmap));
+	return at == start && !pgmap ? -ENOENT : -EEXIST;
+}
+
+/*
  * BAR2 with struct pages (MEMORY_DEVICE_GENERIC, as device DAX does): the
  * stack can hold pool pages in skbs, so frames are received by reference.
- * The mapping is cacheable (WB), in the direct map. Not devm: it must
- * outlive the device if sockets still hold pages (drack_ivshmem_unmap).
+ * Two mappings: single pages below drack_ivshmem_large_start(), 64 KB
+ * compound pages above (one vmemmap_shift per mapping). Cacheable (WB),
+ * in the direct map. Not devm: it must outlive the device if sockets
+ * still hold pages (drack_ivshmem_unmap_pages()).
  */
 static void drack_ivshmem_map_pages(struct drack_ivshmem *ivs)
 {
 	resource_size_t start = pci_resource_start(ivs->pdev, IVSHMEM_BAR_SHMEM);
 	unsigned long n = ivs->size >> PAGE_SHIFT, i;
+	u64 mid = drack_ivshmem_large_start(ivs->size);
 	struct dev_pagemap *pgmap;
 	struct page **pages;
-	void *base;
+	int err;
 
 	if (!ivshmem_pages || !IS_ALIGNED(start | ivs->size, SZ_2M))
 		return;
 	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
 		return;
-	/* Kept by an earlier probe while sockets held pages: take it over. */
-	pgmap = get_dev_pagemap(PHYS_PFN(start), NULL);
-	if (pgmap) {
-		put_dev_pagemap(pgmap);
-		if (pgmap->type != MEMORY_DEVICE_GENERIC || pgmap->nr_range != 1 ||
-		    pgmap->range.start != start ||
-		    range_len(&pgmap->range) != ivs->size) {
-			dev_info(&ivs->pdev->dev, "BAR2 already has struct pages of another kind: frames are copied\n");
-			kvfree(pages);
-			return;
-		}
-		base = __va(start);
-		goto mapped;
+	err = drack_ivshmem_take_over(ivs, start);
+	if (err == -EEXIST) {
+		dev_info(&ivs->pdev->dev, "BAR2 already has struct pages of another kind: frames are copied\n");
+		goto fail;
 	}
-	pgmap = kzalloc(sizeof(*pgmap), GFP_KERNEL);
-	if (!pgmap)
-		goto fail;
-	pgmap->type = MEMORY_DEVICE_GENERIC;
-	pgmap->range.start = start;
-	pgmap->range.end = start + ivs->size - 1;
-	pgmap->nr_range = 1;
-	base = memremap_pages(pgmap, dev_to_node(&ivs->pdev->dev));
-	if (IS_ERR(base)) {
-		dev_info(&ivs->pdev->dev, "no struct pages for the pool (%ld): frames are copied\n",
-			 PTR_ERR(base));
-		goto fail;
+	if (!err)
+		goto mapped;
+	pgmap = drack_ivshmem_map_range(ivs, start, mid, 0);
+	if (IS_ERR(pgmap))
+		goto fail_map;
+	ivs->pgmap[0] = pgmap;
+	if (mid < ivs->size) {
+		pgmap = drack_ivshmem_map_range(ivs, start + mid,
+						ivs->size - mid,
+						DRACK_LARGE_PAGE_ORDER);
+		if (IS_ERR(pgmap)) {
+			memunmap_pages(ivs->pgmap[0]);
+			kfree(ivs->pgmap[0]);
+			ivs->pgmap[0] = NULL;
+			goto fail_map;
+		}
+		ivs->pgmap[1] = pgmap;
 	}
 mapped:
 	for (i = 0; i < n; i++)
 		pages[i] = pfn_to_page(PHYS_PFN(start) + i);
-	ivs->pgmap = pgmap;
-	ivs->base = base;
+	ivs->base = __va(start);
 	ivs->pool->pages = pages;
 	return;
+fail_map:
+	dev_info(&ivs->pdev->dev, "no struct pages for the pool (%ld): frames are copied\n",
+		 PTR_ERR(pgmap));
 fail:
 	kvfree(pages);
-	kfree(pgmap);
 }
 
 /*
  * Every host has left; sockets may still hold pool pages they received
- * by reference. Wait for them a while; past that, keep the mapping and
- * its struct pages for good rather than free what an skb points to.
+ * by reference. Wait for them a while; past that, keep the mappings and
+ * their struct pages for good rather than free what an skb points to.
  */
 static void drack_ivshmem_unmap_pages(struct drack_ivshmem *ivs)
 {
 	unsigned long n = ivs->size >> PAGE_SHIFT, i = 0;
 	struct page **pages = ivs->pool->pages;
-	int waited = 0;
+	int waited = 0, k;
 
-	if (!ivs->pgmap)
+	if (!pages)
 		return;
 	while (i < n) {
 		/* A compound page counts references on its head only. */
@@ -211,7 +283,7 @@ static void drack_ivshmem_unmap_pages(struct drack_ivshmem *ivs)
 			continue;
 		}
 		if (waited >= DRACK_IVSHMEM_DRAIN_MS) {
-			/* The next probe of BAR2 takes the mapping over. */
+			/* The next probe of BAR2 takes the mappings over. */
 			dev_warn(&ivs->pdev->dev, "pool pages still held by sockets after %d ms: their mapping stays\n",
 				 waited);
 			goto out;
@@ -219,10 +291,14 @@ static void drack_ivshmem_unmap_pages(struct drack_ivshmem *ivs)
 		msleep(100);
 		waited += 100;
 	}
-	memunmap_pages(ivs->pgmap);
-	kfree(ivs->pgmap);
+	for (k = 0; k < ARRAY_SIZE(ivs->pgmap); k++) {
+		if (!ivs->pgmap[k])
+			continue;
+		memunmap_pages(ivs->pgmap[k]);
+		kfree(ivs->pgmap[k]);
+	}
 out:
-	ivs->pgmap = NULL;
+	memset(ivs->pgmap, 0, sizeof(ivs->pgmap));
 	ivs->pool->pages = NULL;
 	kvfree(pages);
 }
@@ -275,7 +351,7 @@ static int drack_ivshmem_probe(struct pci_dev *pdev,
 				     ivs->size, "drack pool"))
 		return -EBUSY;
 	drack_ivshmem_map_pages(ivs);
-	if (!ivs->pgmap) {
+	if (!ivs->pool->pages) {
 		/* Plain shared RAM on the QEMU side: cacheable, like any pool. */
 		ivs->base = devm_memremap(&pdev->dev,
 					  pci_resource_start(pdev, IVSHMEM_BAR_SHMEM),

@@ -65,7 +65,7 @@ static int drack_ram_mmap(struct drack_pool *pool, struct vm_area_struct *vma)
  * The others, and 64 KB for which memory is too fragmented, are single
  * pages: receive by reference takes either.
  */
-#define DRACK_RAM_ORDER	(DRACK_CLASS_SHIFT(DRACK_CLASS_64K) - PAGE_SHIFT)
+#define DRACK_RAM_ORDER	DRACK_LARGE_PAGE_ORDER
 #define DRACK_RAM_CHUNK	(1UL << DRACK_RAM_ORDER)
 static_assert(DRACK_CLASS_SHIFT(DRACK_CLASS_64K) >= PAGE_SHIFT);
 

@@ -287,6 +287,7 @@ static int drack_nl_fill_section(struct sk_buff *skb,
 				 struct drack_pool *pool, u32 section)
 {
 	struct drack_section_entry *se = drack_section_entry(pool, section);
+	int order = drack_pool_page_order(pool, section);
 	struct nlattr *nest;
 	void *hdr;
 
@@ -306,7 +307,9 @@ static int drack_nl_fill_section(struct sk_buff *skb,
 	    nla_put_u32(skb, DRACK_A_SECTION_REGION,
 			drack_section_region(&pool->geo, pool->regions,
 					     section)) ||
-	    nla_put_u32(skb, DRACK_A_SECTION_FLAGS, READ_ONCE(se->flags)))
+	    nla_put_u32(skb, DRACK_A_SECTION_FLAGS, READ_ONCE(se->flags)) ||
+	    (order >= 0 &&
+	     nla_put_u32(skb, DRACK_A_SECTION_PAGE_ORDER, order)))
 		goto cancel;
 	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);

@@ -5,6 +5,7 @@
  * poller that drives every local host.
  */
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <net/rtnetlink.h>
@@ -182,6 +183,16 @@ void drack_host_set_state(struct drack_pool *pool, u32 host, u32 state)
 	WRITE_ONCE(e->state, cpu_to_le32(state));
 	if (old != state)
 		trace_drack_host_state(pool->id, host, old, state);
+}
+
+int drack_pool_page_order(struct drack_pool *pool, u32 section)
+{
+	u64 off = (u64)section << DRACK_SECTION_SHIFT;
+
+	if (!pool->pages || section >= pool->geo.section_count ||
+	    off >= pool->size)
+		return -1;
+	return compound_order(compound_head(pool->pages[off >> PAGE_SHIFT]));
 }
 
 u32 drack_pool_host_sections(struct drack_pool *pool, u32 host)

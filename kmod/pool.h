@@ -128,6 +128,16 @@ int drack_pool_register(struct drack_pool *pool, void *base, u64 size,
 			const struct drack_backend_ops *ops);
 void drack_pool_unregister(struct drack_pool *pool);
 struct drack_pool *drack_pool_find(u32 id);	/* drack_pools_lock held */
+#ifdef __KERNEL__
+/*
+ * The pages a backend puts under Sections for 64 KB Buffers
+ * (drack_section_large_pages()): 64 KB compound pages, so that such a
+ * Buffer received by reference is one page fragment, not sixteen.
+ */
+#define DRACK_LARGE_PAGE_ORDER	(DRACK_CLASS_SHIFT(DRACK_CLASS_64K) - PAGE_SHIFT)
+/* Order of the pages under @section in this kernel; -1: no struct pages. */
+int drack_pool_page_order(struct drack_pool *pool, u32 section);
+#endif
 
 static inline void *drack_pool_ptr(struct drack_pool *pool, u64 off)
 {

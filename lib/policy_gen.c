@@ -61,6 +61,7 @@ struct nla_policy dl_section_policy[DRACK_A_SECTION_MAX + 1] = {
 	[DRACK_A_SECTION_GENERATION] = { .type = NLA_U32 },
 	[DRACK_A_SECTION_REGION] = { .type = NLA_U32 },
 	[DRACK_A_SECTION_FLAGS] = { .type = NLA_U32 },
+	[DRACK_A_SECTION_PAGE_ORDER] = { .type = NLA_U32 },
 };
 
 /* What replies may carry in set class; checked before any nla_get. */

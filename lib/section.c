@@ -28,6 +28,8 @@ static int dl_section_parse(struct nlmsghdr *nlh, void *arg)
 	s.generation = dl_u32(tb, DRACK_A_SECTION_GENERATION);
 	s.region = dl_u32(tb, DRACK_A_SECTION_REGION);
 	s.flags = dl_u32(tb, DRACK_A_SECTION_FLAGS);
+	s.page_order = tb[DRACK_A_SECTION_PAGE_ORDER] ?
+		       (int)dl_u32(tb, DRACK_A_SECTION_PAGE_ORDER) : -1;
 	return w->cb(&s, w->arg);
 }
 

@@ -7,8 +7,9 @@
 # ping and iperf3 both ways; every VM counts doorbell interrupts; with
 # interrupts, a ping's round trip must not wait for the 100 ms heartbeat.
 # Frames are received by reference from BAR2's ZONE_DEVICE pages: a
-# stream's SHA-256 matches end to end, rx_byref counts its frames, and
-# every Buffer is home once it is read.
+# stream's SHA-256 matches end to end, rx_byref counts its frames, each
+# 64 KB Buffer is one page frag (BAR2's upper half is 64 KB compound
+# pages, pages_by_kind), and every Buffer is home once it is read.
 #
 # What breaks it: a doorbell written to the wrong peer id (the notify
 # field of the host table), MSI-X not enabled or bus mastering off (the
@@ -18,7 +19,7 @@
 # go of their pages (a corrupted stream).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 7
+ktap_plan 8
 rack_up 2 doorbell
 
 ktap_check ping_both_ways eval 'xq 1 "ping -c 3 -i 0.2 -W 3 $(ip4 0)" && xq 0 "ping -6 -c 3 -i 0.2 -W 3 $(ip6 1)"'
@@ -54,19 +55,41 @@ ktap_check rtt_by_doorbell rtt && diag "$(cat "$LOGDIR/check.out")"
 # stat VM NAME: one ethtool -S counter of rack0
 stat() { x "$1" "ethtool -S rack0" | awk -v k="$2:" '$1 == k { print $2 }'; }
 byref() {
-	local sent got before after
-	before=$(stat 0 rx_byref)
+	local sent got before after fb fa
+	before=$(stat 0 rx_byref) fb=$(stat 0 rx_byref_frags)
 	x 0 "timeout 60 python3 $TOP/tests/net/stream.py recv 5301" >"$LOGDIR/recv.out" 2>&1 &
 	local pid=$!
 	sleep 2
 	sent=$(x 1 "timeout 60 python3 $TOP/tests/net/stream.py send $(ip4 0) 5301 $((16 << 20))") || { echo "VM 1: send failed: $sent"; return 1; }
 	wait "$pid"
 	got=$(cat "$LOGDIR/recv.out")
-	after=$(stat 0 rx_byref)
-	echo "sent $sent, received $got; VM 0 rx_byref $before -> $after, rx_copied $(stat 0 rx_copied), rx_held $(stat 0 rx_held)"
+	after=$(stat 0 rx_byref) fa=$(stat 0 rx_byref_frags)
+	echo "sent $sent, received $got; VM 0 rx_byref $before -> $after, rx_byref_frags $fb -> $fa, rx_copied $(stat 0 rx_copied), rx_held $(stat 0 rx_held)"
 	[[ -n $sent && $sent == "$got" ]] && ((after - before >= 128)) || return 1
+	# 64 KB Buffers on BAR2's 64 KB compound pages: one frag, not sixteen
+	(((fa - fb) * 10 <= (after - before) * 11)) ||
+		{ echo "more than 1.1 page frags per frame received by reference"; return 1; }
 	wait_for 10 home 1 || { echo "VM 1 Buffers not home: $(inflight 1)"; return 1; }
 }
 ktap_check byref_over_ivshmem byref && diag "$(cat "$LOGDIR/check.out")"
+
+# Both kernels map BAR2 in two kinds of pages: single below its middle,
+# 64 KB compound above; each reports them (page-order), and drack-fmd put
+# every granted Section on the kind that suits its class.
+pages() {
+	local vm out
+	for vm in 0 1; do
+		out=$(x "$vm" "drackctl -j section show pool 0" | jq -r '
+			(map(select(.page_order == null)) | length) as $none |
+			(length / 2 | ceil) as $mid |
+			(map(select((.page_order // 0) > 0) | .section) | min) as $first |
+			(map(select(.state == "granted" and ((.class == "64k") != ((.page_order // 0) > 0)))) | length) as $wrong |
+			"sections \(length), no page-order \($none), first compound \($first) (middle \($mid)), granted on the wrong kind \($wrong)"') || return 1
+		echo "VM $vm: $out"
+		[[ $out =~ "no page-order 0, first compound "([0-9]+)" (middle "([0-9]+)"), granted on the wrong kind 0" ]] &&
+			((BASH_REMATCH[1] == BASH_REMATCH[2])) || return 1
+	done
+}
+ktap_check pages_by_kind pages && diag "$(cat "$LOGDIR/check.out")"
 
 rack_down

@@ -2,9 +2,10 @@
 /*
  * Unit tests of drack-fmd's placement (fmd-place.c) on made-up pools:
  * Sections spread over Regions, and within a Region on the kind of pages
- * that suits the class (drack_section_large_pages(): the upper half of
- * each Region for 64 KB Buffers, the lower half for 2 KB ones), falling
- * back to the other kind when one runs out.
+ * that suits the class, as the kernel reports it (page-order; the ram
+ * pool follows drack_section_large_pages(): the upper half of each
+ * Region for 64 KB Buffers, the lower half for 2 KB ones), falling back
+ * to the other kind when one runs out.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,10 @@
 
 #define HOST	3
 
-/* A pool of @count Sections, @meta of them metadata, all others free. */
+/*
+ * A pool of @count Sections, @meta of them metadata, all others free,
+ * its pages as the ram pool lays them out.
+ */
 static void view_init(struct fmd_view *v, uint32_t count, uint32_t meta,
 		      uint32_t regions)
 {
@@ -30,6 +34,8 @@ static void view_init(struct fmd_view *v, uint32_t count, uint32_t meta,
 		v->sec[s].id = s;
 		v->sec[s].region = (uint32_t)((uint64_t)s * regions / count);
 		v->sec[s].owner = s < meta ? DRACK_SECTION_META : DRACK_SECTION_FREE;
+		v->sec[s].page_order =
+			drack_section_large_pages(count, regions, s) ? 4 : 0;
 		if (s >= meta)
 			v->free[v->nfree++] = s;
 	}
@@ -141,6 +147,41 @@ TEST(the_kind_before_the_region)
 		view_take(&v, s, 1, DRACK_CLASS_2K);
 	ASSERT_EQ(1U, fmd_place(&v, HOST, DRACK_CLASS_2K, 1, out));
 	EXPECT_EQ(16U, out[0]);
+	view_free(&v);
+}
+
+TEST(the_kind_reported_not_the_rule)
+{
+	struct fmd_view v;
+	uint32_t out[4], s;
+
+	/*
+	 * An ivshmem pool reformatted with two Regions: its pages stay as
+	 * mapped at probe, single below Section 32, compound above.
+	 */
+	view_init(&v, 64, 2, 2);
+	for (s = 0; s < 64; s++)
+		v.sec[s].page_order = s < 32 ? 0 : 4;
+	ASSERT_EQ(2U, fmd_place(&v, HOST, DRACK_CLASS_64K, 2, out));
+	EXPECT_EQ(32U, out[0]);
+	EXPECT_EQ(33U, out[1]);
+	ASSERT_EQ(1U, fmd_place(&v, HOST, DRACK_CLASS_2K, 1, out));
+	EXPECT_EQ(2U, out[0]);
+	view_free(&v);
+}
+
+TEST(no_struct_pages_any_kind)
+{
+	struct fmd_view v;
+	uint32_t out[4], s;
+
+	/* Frames are copied: Regions alone decide, lowest id first. */
+	view_init(&v, 64, 2, 2);
+	for (s = 0; s < 64; s++)
+		v.sec[s].page_order = -1;
+	ASSERT_EQ(2U, fmd_place(&v, HOST, DRACK_CLASS_64K, 2, out));
+	EXPECT_EQ(2U, out[0] < out[1] ? out[0] : out[1]);
+	EXPECT_EQ(32U, out[0] < out[1] ? out[1] : out[0]);
 	view_free(&v);
 }
 

@@ -19,10 +19,16 @@ uint32_t fmd_view_region(const struct fmd_view *v, uint32_t id)
 	return r < v->regions ? r : v->regions - 1;
 }
 
+/*
+ * Whether Section @id's pages suit @large Buffers, as the kernel reports
+ * them (page-order): compound pages for 64 KB Buffers, single pages for
+ * 2 KB ones. Without struct pages frames are copied: any kind suits.
+ */
 static bool fmd_kind_is(const struct fmd_view *v, uint32_t id, bool large)
 {
-	return !drack_section_large_pages(v->pool.section_count, v->regions,
-					  id) == !large;
+	int order = v->sec[id].page_order;
+
+	return order < 0 || (order > 0) == large;
 }
 
 /* The lowest free Section in @region on @large pages, else the lowest. */
@@ -49,8 +55,7 @@ static uint32_t fmd_pick_in(const struct fmd_view *v, const bool *taken,
  * @host owns the fewest Sections; ties go to the Region with the most
  * free Sections, then to the one where it owns the fewest of @cls, then
  * to the lowest Region. Within a Region, the lowest free id on the kind
- * of pages that suits @cls (drack_section_large_pages(): 64 KB compound
- * pages for 64 KB Buffers, single pages for 2 KB ones), else the lowest.
+ * of pages that suits @cls (fmd_kind_is()), else the lowest.
  * Only Regions with a free Section of that kind compete while any has
  * one: 32 2 KB Buffers on one compound page go back only together.
  */

@@ -74,6 +74,7 @@ int fmd_view_load(struct drack_nl *nl, uint32_t pool, struct fmd_view *v)
 		v->sec[i].pool = pool;
 		v->sec[i].id = i;
 		v->sec[i].owner = DRACK_SECTION_META;
+		v->sec[i].page_order = -1;
 	}
 	err = drack_host_list(nl, pool, fmd_view_host, v);
 	if (!err)

@@ -72,6 +72,9 @@ static int print_section(const struct drack_section_info *sec, void *arg)
 		print_uint(PRINT_ANY, "generation", " generation %u",
 			   sec->generation);
 	print_uint(PRINT_ANY, "region", " region %u", sec->region);
+	if (sec->page_order >= 0)
+		print_uint(PRINT_ANY, "page_order", " page-order %u",
+			   sec->page_order);
 	print_section_flags(sec->flags);
 	close_json_object();
 	print_nl();

@@ -65,6 +65,7 @@ struct drack_section_info {
 	uint32_t generation;
 	uint32_t region;		/* memory device it lives on */
 	uint32_t flags;			/* DRACK_SECTION_F_* */
+	int page_order;			/* of its pages here; -1: none */
 };
 
 /* A local drack netdev (one host of a pool) the caller can see. */
