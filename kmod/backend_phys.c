@@ -2,11 +2,16 @@
 /*
  * The phys backend: a pool in a physical address range other kernels map
  * too, such as a CXL region exposed as devdax or a memmap= reservation.
- * There is no doorbell between hosts: the rings are polled.
+ * There is no doorbell between hosts: the rings are polled. A devdax
+ * range has struct pages: frames are received by reference from them.
  */
+#include <linux/delay.h>
 #include <linux/io.h>
+#include <linux/memremap.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include "pool.h"
 
 #define DRACK_ATTACH_RETRY	(HZ / 5)
@@ -14,6 +19,15 @@
 static char *phys_pool;
 module_param(phys_pool, charp, 0444);
 MODULE_PARM_DESC(phys_pool, "Shared pool in physical memory, SIZE@ADDR (e.g. 256M@0x1090000000: a CXL region or memmap= range)");
+
+static bool phys_pages = true;
+module_param(phys_pages, bool, 0444);
+MODULE_PARM_DESC(phys_pages, "Receive by reference from the struct pages of a devdax phys_pool; off: copied");
+
+/* A pool page the stack still holds is not let go of: at most this long. */
+#define DRACK_PHYS_DRAIN_MS	5000
+/* dev_pagemaps (devdax ranges) a pool may span */
+#define DRACK_PHYS_MAX_PGMAPS	8
 
 struct drack_phys {
 	struct drack_pool pool;
@@ -24,6 +38,8 @@ struct drack_phys {
 	bool warned_blank;
 	struct delayed_work attach;
 	struct drack_poller poller;
+	/* Held while pool->pages is set: the devdax device stays. */
+	struct dev_pagemap *pgmap[DRACK_PHYS_MAX_PGMAPS];
 };
 
 static struct drack_phys *drack_phys;
@@ -75,6 +91,116 @@ static void drack_phys_attach(struct work_struct *work)
 	drack_poller_start(&ph->poller);
 }
 
+#ifdef CONFIG_ZONE_DEVICE	/* get_dev_pagemap() has no stub without it */
+static void drack_phys_put_pgmaps(struct drack_phys *ph)
+{
+	int k;
+
+	for (k = 0; k < ARRAY_SIZE(ph->pgmap) && ph->pgmap[k]; k++)
+		put_dev_pagemap(ph->pgmap[k]);
+	memset(ph->pgmap, 0, sizeof(ph->pgmap));
+}
+
+/*
+ * The devdax device's struct pages (ZONE_DEVICE, MEMORY_DEVICE_GENERIC,
+ * as ivshmem gets its own) with a reference on their dev_pagemap. Pages
+ * of a devdax aligned to 2 MB are one compound page per Section, which
+ * would hand a Section's Buffers back only all together: copied, and
+ * said so (create the namespace with --align 4K).
+ */
+static void drack_phys_map_pages(struct drack_phys *ph)
+{
+	unsigned long pfn = PHYS_PFN(ph->start), n = ph->size >> PAGE_SHIFT, i;
+	struct dev_pagemap *pgmap;
+	struct page **pages;
+	unsigned int order;
+	int k = 0;
+
+	if (!phys_pages || !pfn_valid(pfn))
+		return;
+	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return;
+	for (i = 0; i < n; i++) {
+		/* A dev_pagemap spans whole 2 MB subsections: look once each. */
+		if (!i || !((pfn + i) & ((SZ_2M >> PAGE_SHIFT) - 1))) {
+			pgmap = get_dev_pagemap(pfn + i, NULL);
+			if (!pgmap || pgmap->type != MEMORY_DEVICE_GENERIC) {
+				pr_info("drack: phys_pool: no device DAX pages at %pa: frames are copied\n",
+					&ph->start);
+				goto fail_put;
+			}
+			if (k && pgmap == ph->pgmap[k - 1]) {
+				put_dev_pagemap(pgmap);
+			} else if (k == ARRAY_SIZE(ph->pgmap)) {
+				pr_info("drack: phys_pool: more than %d device DAX ranges: frames are copied\n",
+					k);
+				goto fail_put;
+			} else {
+				ph->pgmap[k++] = pgmap;
+			}
+		}
+		pages[i] = pfn_to_page(pfn + i);
+		order = compound_order(compound_head(pages[i]));
+		if (order > DRACK_LARGE_PAGE_ORDER) {
+			pr_info("drack: phys_pool: device DAX pages of %lu KB would hand Buffers back a Section at a time: frames are copied (create the namespace with --align 4K)\n",
+				(PAGE_SIZE << order) >> 10);
+			goto fail;
+		}
+	}
+	ph->pool.pages = pages;
+	return;
+fail_put:
+	if (pgmap)
+		put_dev_pagemap(pgmap);
+fail:
+	drack_phys_put_pgmaps(ph);
+	kvfree(pages);
+}
+
+/*
+ * Sockets may still hold pool pages they received by reference. Wait
+ * for them a while; past that, keep the dev_pagemap references for good
+ * (the devdax device cannot be unbound) rather than let its struct
+ * pages go while an skb points to them.
+ */
+static void drack_phys_unmap_pages(struct drack_phys *ph)
+{
+	unsigned long n = ph->size >> PAGE_SHIFT, i = 0;
+	struct page **pages = ph->pool.pages;
+	int waited = 0;
+
+	if (!pages)
+		return;
+	while (i < n) {
+		if (page_ref_count(compound_head(pages[i])) == 1) {
+			i++;
+			continue;
+		}
+		if (waited >= DRACK_PHYS_DRAIN_MS) {
+			pr_warn("drack: phys_pool: pool pages still held by sockets after %d ms: the device DAX pages stay referenced\n",
+				waited);
+			goto out;
+		}
+		msleep(100);
+		waited += 100;
+	}
+	drack_phys_put_pgmaps(ph);
+out:
+	ph->pool.pages = NULL;
+	kvfree(pages);
+}
+#else
+/* Without ZONE_DEVICE there are no device DAX pages: frames are copied. */
+static void drack_phys_map_pages(struct drack_phys *ph)
+{
+}
+
+static void drack_phys_unmap_pages(struct drack_phys *ph)
+{
+}
+#endif
+
 int drack_phys_init(void)
 {
 	struct drack_phys *ph;
@@ -108,6 +234,7 @@ int drack_phys_init(void)
 		kfree(ph);
 		return -ENOMEM;
 	}
+	drack_phys_map_pages(ph);
 	INIT_DELAYED_WORK(&ph->attach, drack_phys_attach);
 	drack_poller_init(&ph->poller, &ph->pool);
 	drack_phys = ph;
@@ -125,6 +252,7 @@ void drack_phys_exit(void)
 	drack_poller_stop(&ph->poller);
 	if (ph->registered)
 		drack_pool_unregister(&ph->pool);
+	drack_phys_unmap_pages(ph);
 	memunmap(ph->base);
 	kfree(ph);
 	drack_phys = NULL;

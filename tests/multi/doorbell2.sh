@@ -52,20 +52,13 @@ rtt() {
 }
 ktap_check rtt_by_doorbell rtt && diag "$(cat "$LOGDIR/check.out")"
 
-# stat VM NAME: one ethtool -S counter of rack0
-stat() { x "$1" "ethtool -S rack0" | awk -v k="$2:" '$1 == k { print $2 }'; }
 byref() {
-	local sent got before after fb fa
-	before=$(stat 0 rx_byref) fb=$(stat 0 rx_byref_frags)
-	x 0 "timeout 60 python3 $TOP/tests/net/stream.py recv 5301" >"$LOGDIR/recv.out" 2>&1 &
-	local pid=$!
-	sleep 2
-	sent=$(x 1 "timeout 60 python3 $TOP/tests/net/stream.py send $(ip4 0) 5301 $((16 << 20))") || { echo "VM 1: send failed: $sent"; return 1; }
-	wait "$pid"
-	got=$(cat "$LOGDIR/recv.out")
-	after=$(stat 0 rx_byref) fa=$(stat 0 rx_byref_frags)
-	echo "sent $sent, received $got; VM 0 rx_byref $before -> $after, rx_byref_frags $fb -> $fa, rx_copied $(stat 0 rx_copied), rx_held $(stat 0 rx_held)"
-	[[ -n $sent && $sent == "$got" ]] && ((after - before >= 128)) || return 1
+	local before after fb fa
+	before=$(vm_stat 0 rx_byref) fb=$(vm_stat 0 rx_byref_frags)
+	stream_to 0 1 $((16 << 20)) || return 1
+	after=$(vm_stat 0 rx_byref) fa=$(vm_stat 0 rx_byref_frags)
+	echo "VM 0 rx_byref $before -> $after, rx_byref_frags $fb -> $fa, rx_copied $(vm_stat 0 rx_copied), rx_held $(vm_stat 0 rx_held)"
+	((after - before >= 128)) || return 1
 	# 64 KB Buffers on BAR2's 64 KB compound pages: one frag, not sixteen
 	(((fa - fb) * 10 <= (after - before) * 11)) ||
 		{ echo "more than 1.1 page frags per frame received by reference"; return 1; }

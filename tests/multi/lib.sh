@@ -57,3 +57,21 @@ inflight() {
 	x "$1" "ethtool -S rack0" | awk '$1 ~ /^buf[0-9]+k_inflight:$/ { s += $2 } END { print s + 0 }'
 }
 home() { local v; for v; do (($(inflight "$v") == 0)) || return 1; done; }
+
+# vm_stat VM NAME: one ethtool -S counter of VM's rack0
+vm_stat() { x "$1" "ethtool -S rack0" | awk -v k="$2:" '$1 == k { print $2 }'; }
+
+# stream_to TO FROM BYTES: BYTES of TCP from VM FROM to VM TO
+# (tests/net/stream.py); true if they arrive whole (SHA-256 end to end)
+stream_to() {
+	local to=$1 from=$2 sent got pid
+	x "$to" "timeout 60 python3 $TOP/tests/net/stream.py recv 5301" >"$LOGDIR/recv.out" 2>&1 &
+	pid=$!
+	sleep 2
+	sent=$(x "$from" "timeout 60 python3 $TOP/tests/net/stream.py send $(ip4 "$to") 5301 $3") ||
+		{ echo "VM $from: send failed: $sent"; wait "$pid"; return 1; }
+	wait "$pid"
+	got=$(cat "$LOGDIR/recv.out")
+	echo "sent $sent, received $got"
+	[[ -n $sent && $sent == "$got" ]]
+}

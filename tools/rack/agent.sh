@@ -69,7 +69,7 @@ cxl_setup() {
 	if [[ ! -e $d ]]; then
 		quiet cxl create-region -m -d decoder0.0 -t pmem -w 1 mem0 || fail "cxl create-region" || return
 		wait_for 30 eval 'ndctl list -R -r region0 | grep -q region0' || fail "no nvdimm region0" || return
-		quiet ndctl create-namespace -m devdax --map=mem -r region0 || fail "ndctl create-namespace" || return
+		quiet ndctl create-namespace -m devdax --map=mem --align 4K -r region0 || fail "ndctl create-namespace" || return
 		wait_for 30 test -e "$d/resource" || fail "no $d after create-namespace" || return
 	fi
 	start=$(<"$d/resource") size=$(<"$d/size")
