@@ -7,7 +7,6 @@
  * timer polls the rings. BAR2 gets struct pages (ZONE_DEVICE) so that
  * frames are received by reference, as from the ram pool.
  */
-#include <linux/delay.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/memremap.h>
@@ -31,9 +30,6 @@ MODULE_PARM_DESC(ivshmem, "Drive QEMU ivshmem devices (1af4:1110) as shared pool
 static bool ivshmem_pages = true;
 module_param(ivshmem_pages, bool, 0444);
 MODULE_PARM_DESC(ivshmem_pages, "Give the pool struct pages (ZONE_DEVICE), so frames are received by reference; off: copied");
-
-/* A pool page the stack still holds is not let go of: at most this long. */
-#define DRACK_IVSHMEM_DRAIN_MS	5000
 
 struct drack_ivshmem {
 	struct pci_dev *pdev;
@@ -270,26 +266,17 @@ fail:
  */
 static void drack_ivshmem_unmap_pages(struct drack_ivshmem *ivs)
 {
-	unsigned long n = ivs->size >> PAGE_SHIFT, i = 0;
 	struct page **pages = ivs->pool->pages;
-	int waited = 0, k;
+	int k;
 
 	if (!pages)
 		return;
-	while (i < n) {
-		/* A compound page counts references on its head only. */
-		if (page_ref_count(compound_head(pages[i])) == 1) {
-			i++;
-			continue;
-		}
-		if (waited >= DRACK_IVSHMEM_DRAIN_MS) {
-			/* The next probe of BAR2 takes the mappings over. */
-			dev_warn(&ivs->pdev->dev, "pool pages still held by sockets after %d ms: their mapping stays\n",
-				 waited);
-			goto out;
-		}
-		msleep(100);
-		waited += 100;
+	if (!drack_pool_pages_wait(pages, ivs->size >> PAGE_SHIFT,
+				   DRACK_POOL_DRAIN_MS)) {
+		/* The next probe of BAR2 takes the mappings over. */
+		dev_warn(&ivs->pdev->dev, "pool pages still held by sockets after %d ms: their mapping stays\n",
+			 DRACK_POOL_DRAIN_MS);
+		goto out;
 	}
 	for (k = 0; k < ARRAY_SIZE(ivs->pgmap); k++) {
 		if (!ivs->pgmap[k])

@@ -5,7 +5,6 @@
  * There is no doorbell between hosts: the rings are polled. A devdax
  * range has struct pages: frames are received by reference from them.
  */
-#include <linux/delay.h>
 #include <linux/io.h>
 #include <linux/memremap.h>
 #include <linux/mm.h>
@@ -24,8 +23,6 @@ static bool phys_pages = true;
 module_param(phys_pages, bool, 0444);
 MODULE_PARM_DESC(phys_pages, "Receive by reference from the struct pages of a devdax phys_pool; off: copied");
 
-/* A pool page the stack still holds is not let go of: at most this long. */
-#define DRACK_PHYS_DRAIN_MS	5000
 /* dev_pagemaps (devdax ranges) a pool may span */
 #define DRACK_PHYS_MAX_PGMAPS	8
 
@@ -166,27 +163,16 @@ fail:
  */
 static void drack_phys_unmap_pages(struct drack_phys *ph)
 {
-	unsigned long n = ph->size >> PAGE_SHIFT, i = 0;
 	struct page **pages = ph->pool.pages;
-	int waited = 0;
 
 	if (!pages)
 		return;
-	while (i < n) {
-		if (page_ref_count(compound_head(pages[i])) == 1) {
-			i++;
-			continue;
-		}
-		if (waited >= DRACK_PHYS_DRAIN_MS) {
-			pr_warn("drack: phys_pool: pool pages still held by sockets after %d ms: the device DAX pages stay referenced\n",
-				waited);
-			goto out;
-		}
-		msleep(100);
-		waited += 100;
-	}
-	drack_phys_put_pgmaps(ph);
-out:
+	if (drack_pool_pages_wait(pages, ph->size >> PAGE_SHIFT,
+				  DRACK_POOL_DRAIN_MS))
+		drack_phys_put_pgmaps(ph);
+	else
+		pr_warn("drack: phys_pool: pool pages still held by sockets after %d ms: the device DAX pages stay referenced\n",
+			DRACK_POOL_DRAIN_MS);
 	ph->pool.pages = NULL;
 	kvfree(pages);
 }

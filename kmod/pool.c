@@ -4,6 +4,7 @@
  * itself is in format.c, the FM commands in pool_fm.c), events and the
  * poller that drives every local host.
  */
+#include <linux/delay.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -193,6 +194,26 @@ int drack_pool_page_order(struct drack_pool *pool, u32 section)
 	    off >= pool->size)
 		return -1;
 	return compound_order(compound_head(pool->pages[off >> PAGE_SHIFT]));
+}
+
+bool drack_pool_pages_wait(struct page **pages, unsigned long n,
+			   unsigned int ms)
+{
+	unsigned int waited = 0;
+	unsigned long i = 0;
+
+	while (i < n) {
+		/* A compound page counts references on its head only. */
+		if (page_ref_count(compound_head(pages[i])) == 1) {
+			i++;
+			continue;
+		}
+		if (waited >= ms)
+			return false;
+		msleep(100);
+		waited += 100;
+	}
+	return true;
 }
 
 u32 drack_pool_host_sections(struct drack_pool *pool, u32 host)

@@ -57,6 +57,21 @@ static void view_take(struct fmd_view *v, uint32_t s, uint32_t host,
 	v->nfree = j;
 }
 
+/* The kinds of pages a kernel reports: @below under Section @mid, @above from it. */
+static void view_pages(struct fmd_view *v, uint32_t mid, int below, int above)
+{
+	uint32_t s;
+
+	for (s = 0; s < v->pool.section_count; s++)
+		v->sec[s].page_order = s < mid ? below : above;
+}
+
+/* Two picks, in either order: @lo and @hi. */
+#define EXPECT_PICKS(lo, hi, out) do {					\
+	EXPECT_EQ(lo, (out)[0] < (out)[1] ? (out)[0] : (out)[1]);	\
+	EXPECT_EQ(hi, (out)[0] < (out)[1] ? (out)[1] : (out)[0]);	\
+} while (0)
+
 static void view_free(struct fmd_view *v)
 {
 	free(v->sec);
@@ -106,11 +121,9 @@ TEST(spread_over_regions_on_the_right_kind)
 
 	view_init(&v, 64, 2, 2);
 	ASSERT_EQ(2U, fmd_place(&v, HOST, DRACK_CLASS_64K, 2, out));
-	EXPECT_EQ(16U, out[0] < out[1] ? out[0] : out[1]);
-	EXPECT_EQ(48U, out[0] < out[1] ? out[1] : out[0]);
+	EXPECT_PICKS(16U, 48U, out);
 	ASSERT_EQ(2U, fmd_place(&v, HOST, DRACK_CLASS_2K, 2, out));
-	EXPECT_EQ(2U, out[0] < out[1] ? out[0] : out[1]);
-	EXPECT_EQ(32U, out[0] < out[1] ? out[1] : out[0]);
+	EXPECT_PICKS(2U, 32U, out);
 	view_free(&v);
 }
 
@@ -153,15 +166,14 @@ TEST(the_kind_before_the_region)
 TEST(the_kind_reported_not_the_rule)
 {
 	struct fmd_view v;
-	uint32_t out[4], s;
+	uint32_t out[4];
 
 	/*
 	 * An ivshmem pool reformatted with two Regions: its pages stay as
 	 * mapped at probe, single below Section 32, compound above.
 	 */
 	view_init(&v, 64, 2, 2);
-	for (s = 0; s < 64; s++)
-		v.sec[s].page_order = s < 32 ? 0 : 4;
+	view_pages(&v, 32, 0, 4);
 	ASSERT_EQ(2U, fmd_place(&v, HOST, DRACK_CLASS_64K, 2, out));
 	EXPECT_EQ(32U, out[0]);
 	EXPECT_EQ(33U, out[1]);
@@ -173,15 +185,13 @@ TEST(the_kind_reported_not_the_rule)
 TEST(no_struct_pages_any_kind)
 {
 	struct fmd_view v;
-	uint32_t out[4], s;
+	uint32_t out[4];
 
 	/* Frames are copied: Regions alone decide, lowest id first. */
 	view_init(&v, 64, 2, 2);
-	for (s = 0; s < 64; s++)
-		v.sec[s].page_order = -1;
+	view_pages(&v, 64, -1, -1);
 	ASSERT_EQ(2U, fmd_place(&v, HOST, DRACK_CLASS_64K, 2, out));
-	EXPECT_EQ(2U, out[0] < out[1] ? out[0] : out[1]);
-	EXPECT_EQ(32U, out[0] < out[1] ? out[1] : out[0]);
+	EXPECT_PICKS(2U, 32U, out);
 	view_free(&v);
 }
 
