@@ -132,6 +132,24 @@ static void drack_ivshmem_attach(struct work_struct *work)
 }
 
 #ifdef CONFIG_ZONE_DEVICE	/* memremap_pages() has no stub without it */
+/* Both kinds meet on a Section: whole subsections, whole 64 KB pages. */
+static_assert(DRACK_SECTION_SIZE % SUBSECTION_SIZE == 0);
+static_assert(DRACK_SECTION_SIZE % (PAGE_SIZE << DRACK_LARGE_PAGE_ORDER) == 0);
+
+/* Undo drack_ivshmem_map_range() for every mapping made. */
+static void drack_ivshmem_unmap(struct drack_ivshmem *ivs)
+{
+	int k;
+
+	for (k = 0; k < ARRAY_SIZE(ivs->pgmap); k++) {
+		if (!ivs->pgmap[k])
+			continue;
+		memunmap_pages(ivs->pgmap[k]);
+		kfree(ivs->pgmap[k]);
+		ivs->pgmap[k] = NULL;
+	}
+}
+
 /*
  * Where BAR2's 64 KB compound pages begin: its upper half, as
  * drack_section_large_pages() puts them for a pool of one Region (how
@@ -167,30 +185,39 @@ static struct dev_pagemap *drack_ivshmem_map_range(struct drack_ivshmem *ivs,
 	va = memremap_pages(pgmap, dev_to_node(&ivs->pdev->dev));
 	if (IS_ERR(va)) {
 		kfree(pgmap);
-		return va;
+		return ERR_CAST(va);
 	}
 	return pgmap;
 }
 
+/* Mapped by an earlier probe, of a kind we map: one of ours. */
+static bool drack_ivshmem_ours(const struct dev_pagemap *pgmap, u64 at,
+			       u64 end)
+{
+	return pgmap->type == MEMORY_DEVICE_GENERIC && pgmap->nr_range == 1 &&
+	       pgmap->range.start == at && pgmap->range.end < end &&
+	       pgmap->vmemmap_shift <= DRACK_LARGE_PAGE_ORDER;
+}
+
 /*
  * The mappings an earlier probe kept while sockets held pages: take
- * them over if they tile BAR2 exactly, whatever their kind of pages.
+ * them over if they tile BAR2 exactly. -ENOENT: BAR2 has none.
  */
 static int drack_ivshmem_take_over(struct drack_ivshmem *ivs, u64 start)
 {
 	u64 at = start, end = start + ivs->size;
-	struct dev_pagemap *pgmap = NULL;
+	struct dev_pagemap *pgmap;
 	int n = 0;
+	bool ours;
 
 	while (at < end) {
 		pgmap = get_dev_pagemap(PHYS_PFN(at), NULL);
 		if (!pgmap)
 			break;
+		ours = n < ARRAY_SIZE(ivs->pgmap) &&
+		       drack_ivshmem_ours(pgmap, at, end);
 		put_dev_pagemap(pgmap);
-		if (n == ARRAY_SIZE(ivs->pgmap) ||
-		    pgmap->type != MEMORY_DEVICE_GENERIC ||
-		    pgmap->nr_range != 1 || pgmap->range.start != at ||
-		    pgmap->range.end >= end)
+		if (!ours)
 			break;
 		ivs->pgmap[n++] = pgmap;
 		at = pgmap->range.end + 1;
@@ -198,7 +225,12 @@ static int drack_ivshmem_take_over(struct drack_ivshmem *ivs, u64 start)
 	if (at == end)
 		return 0;
 	memset(ivs->pgmap, 0, sizeof(ivs->pgmap));
-	return at == start && !pgmap ? -ENOENT : -EEXIST;
+	if (at != start || pgmap)
+		return -EEXIST;
+	/* Nothing at the start; anything further on is not ours to map over. */
+	pgmap = get_dev_pagemap(PHYS_PFN(end - 1), NULL);
+	put_dev_pagemap(pgmap);
+	return pgmap ? -EEXIST : -ENOENT;
 }
 
 /*
@@ -239,9 +271,7 @@ static void drack_ivshmem_map_pages(struct drack_ivshmem *ivs)
 						ivs->size - mid,
 						DRACK_LARGE_PAGE_ORDER);
 		if (IS_ERR(pgmap)) {
-			memunmap_pages(ivs->pgmap[0]);
-			kfree(ivs->pgmap[0]);
-			ivs->pgmap[0] = NULL;
+			drack_ivshmem_unmap(ivs);
 			goto fail_map;
 		}
 		ivs->pgmap[1] = pgmap;
@@ -249,6 +279,12 @@ static void drack_ivshmem_map_pages(struct drack_ivshmem *ivs)
 mapped:
 	for (i = 0; i < n; i++)
 		pages[i] = pfn_to_page(PHYS_PFN(start) + i);
+	/* Receive by reference takes one reference for an idle page. */
+	if (err && !drack_pool_pages_wait(pages, n, 0)) {
+		dev_info(&ivs->pdev->dev, "BAR2's struct pages do not start with one reference: frames are copied\n");
+		drack_ivshmem_unmap(ivs);
+		goto fail;
+	}
 	ivs->base = __va(start);
 	ivs->pool->pages = pages;
 	return;
@@ -267,24 +303,15 @@ fail:
 static void drack_ivshmem_unmap_pages(struct drack_ivshmem *ivs)
 {
 	struct page **pages = ivs->pool->pages;
-	int k;
 
 	if (!pages)
 		return;
-	if (!drack_pool_pages_wait(pages, ivs->size >> PAGE_SHIFT,
-				   DRACK_POOL_DRAIN_MS)) {
-		/* The next probe of BAR2 takes the mappings over. */
+	if (drack_pool_pages_wait(pages, ivs->size >> PAGE_SHIFT,
+				  DRACK_POOL_DRAIN_MS))
+		drack_ivshmem_unmap(ivs);
+	else	/* the next probe of BAR2 takes the mappings over */
 		dev_warn(&ivs->pdev->dev, "pool pages still held by sockets after %d ms: their mapping stays\n",
 			 DRACK_POOL_DRAIN_MS);
-		goto out;
-	}
-	for (k = 0; k < ARRAY_SIZE(ivs->pgmap); k++) {
-		if (!ivs->pgmap[k])
-			continue;
-		memunmap_pages(ivs->pgmap[k]);
-		kfree(ivs->pgmap[k]);
-	}
-out:
 	memset(ivs->pgmap, 0, sizeof(ivs->pgmap));
 	ivs->pool->pages = NULL;
 	kvfree(pages);

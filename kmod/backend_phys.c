@@ -88,7 +88,6 @@ static void drack_phys_attach(struct work_struct *work)
 	drack_poller_start(&ph->poller);
 }
 
-#ifdef CONFIG_ZONE_DEVICE	/* get_dev_pagemap() has no stub without it */
 static void drack_phys_put_pgmaps(struct drack_phys *ph)
 {
 	int k;
@@ -100,10 +99,14 @@ static void drack_phys_put_pgmaps(struct drack_phys *ph)
 
 /*
  * The devdax device's struct pages (ZONE_DEVICE, MEMORY_DEVICE_GENERIC,
- * as ivshmem gets its own) with a reference on their dev_pagemap. Pages
- * of a devdax aligned to 2 MB are one compound page per Section, which
- * would hand a Section's Buffers back only all together: copied, and
- * said so (create the namespace with --align 4K).
+ * as ivshmem gets its own) with a reference on their dev_pagemap, which
+ * keeps the device bound while they are used. Pages of a devdax aligned
+ * to 2 MB are one compound page per Section, which would hand a
+ * Section's Buffers back only all together: copied, and said so (create
+ * the namespace with --align 4K). So are pages something else holds (the
+ * device mapped and pinned): receive by reference takes a page with one
+ * reference for one no skb holds. Without ZONE_DEVICE there are no
+ * device pages (get_dev_pagemap() returns NULL): copied.
  */
 static void drack_phys_map_pages(struct drack_phys *ph)
 {
@@ -123,8 +126,8 @@ static void drack_phys_map_pages(struct drack_phys *ph)
 		if (!i || !((pfn + i) & ((SZ_2M >> PAGE_SHIFT) - 1))) {
 			pgmap = get_dev_pagemap(pfn + i, NULL);
 			if (!pgmap || pgmap->type != MEMORY_DEVICE_GENERIC) {
-				pr_info("drack: phys_pool: no device DAX pages at %pa: frames are copied\n",
-					&ph->start);
+				pr_info("drack: phys_pool: no device DAX pages at 0x%llx: frames are copied\n",
+					(u64)PFN_PHYS(pfn + i));
 				goto fail_put;
 			}
 			if (k && pgmap == ph->pgmap[k - 1]) {
@@ -144,6 +147,10 @@ static void drack_phys_map_pages(struct drack_phys *ph)
 				(PAGE_SIZE << order) >> 10);
 			goto fail;
 		}
+	}
+	if (!drack_pool_pages_wait(pages, n, 0)) {
+		pr_info("drack: phys_pool: device DAX pages in use by another user: frames are copied\n");
+		goto fail;
 	}
 	ph->pool.pages = pages;
 	return;
@@ -171,21 +178,11 @@ static void drack_phys_unmap_pages(struct drack_phys *ph)
 				  DRACK_POOL_DRAIN_MS))
 		drack_phys_put_pgmaps(ph);
 	else
-		pr_warn("drack: phys_pool: pool pages still held by sockets after %d ms: the device DAX pages stay referenced\n",
-			DRACK_POOL_DRAIN_MS);
+		pr_warn("drack: phys_pool: pool pages at %pa still held by sockets after %d ms: their device DAX device stays referenced and cannot be unbound\n",
+			&ph->start, DRACK_POOL_DRAIN_MS);
 	ph->pool.pages = NULL;
 	kvfree(pages);
 }
-#else
-/* Without ZONE_DEVICE there are no device DAX pages: frames are copied. */
-static void drack_phys_map_pages(struct drack_phys *ph)
-{
-}
-
-static void drack_phys_unmap_pages(struct drack_phys *ph)
-{
-}
-#endif
 
 int drack_phys_init(void)
 {

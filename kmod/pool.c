@@ -186,14 +186,21 @@ void drack_host_set_state(struct drack_pool *pool, u32 host, u32 state)
 		trace_drack_host_state(pool->id, host, old, state);
 }
 
+/* The smallest: a 64 KB stretch that fell back to single pages counts. */
 int drack_pool_page_order(struct drack_pool *pool, u32 section)
 {
-	u64 off = (u64)section << DRACK_SECTION_SHIFT;
+	u64 i = ((u64)section << DRACK_SECTION_SHIFT) >> PAGE_SHIFT, end;
+	unsigned int order = UINT_MAX, o;
 
-	if (!pool->pages || section >= pool->geo.section_count ||
-	    off >= pool->size)
+	if (!pool->pages || section >= pool->geo.section_count)
 		return -1;
-	return compound_order(compound_head(pool->pages[off >> PAGE_SHIFT]));
+	end = min_t(u64, i + (DRACK_SECTION_SIZE >> PAGE_SHIFT),
+		    pool->size >> PAGE_SHIFT);
+	for (; i < end; i += 1UL << o) {
+		o = compound_order(compound_head(pool->pages[i]));
+		order = min(order, o);
+	}
+	return order == UINT_MAX ? -1 : order;
 }
 
 bool drack_pool_pages_wait(struct page **pages, unsigned long n,

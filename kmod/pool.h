@@ -135,14 +135,21 @@ struct drack_pool *drack_pool_find(u32 id);	/* drack_pools_lock held */
  * Buffer received by reference is one page fragment, not sixteen.
  */
 #define DRACK_LARGE_PAGE_ORDER	(DRACK_CLASS_SHIFT(DRACK_CLASS_64K) - PAGE_SHIFT)
-/* Order of the pages under @section in this kernel; -1: no struct pages. */
+/*
+ * Order of the pages under @section in this kernel, the smallest if they
+ * differ; -1: no struct pages.
+ */
 int drack_pool_page_order(struct drack_pool *pool, u32 section);
 /*
  * How long a backend waits, at removal, for sockets to let go of the
  * pool pages they received by reference, before it keeps them for good.
  */
 #define DRACK_POOL_DRAIN_MS	5000
-/* Wait up to @ms for no skb to hold any of @pages; false: some still are. */
+/*
+ * Wait up to @ms for no skb to hold any of @pages (each page, or its
+ * compound head, back to the one reference it has idle); false: some
+ * still are. With @ms 0: are they idle now?
+ */
 bool drack_pool_pages_wait(struct page **pages, unsigned long n,
 			   unsigned int ms);
 #endif

@@ -52,13 +52,17 @@ one_kernel() { # KVER_LABEL [start options]
 }
 
 byref() {
-	local before after
+	local before after orders
 	before=$(vm_stat 0 rx_byref)
 	stream_to 0 1 $((8 << 20)) || return 1
 	after=$(vm_stat 0 rx_byref)
 	echo "VM 0 rx_byref ${before:-?} -> ${after:-?}, rx_copied $(vm_stat 0 rx_copied)"
 	((after - before >= 64)) || return 1
 	wait_for 10 home 1 || { echo "VM 1 Buffers not home: $(inflight 1)"; return 1; }
+	# devdax --align 4K: single pages, reported for every Section
+	orders=$(x 0 "drackctl -j section show pool 0" | jq -c '[.[].page_order] | unique')
+	echo "page orders: $orders"
+	[[ $orders == "[0]" ]]
 }
 
 one_kernel 6_1
