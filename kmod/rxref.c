@@ -97,12 +97,12 @@ static void drack_held_compact(struct drack_held *h)
 	h->next = 0;
 }
 
-/* May the peer's Buffer of @size bytes be held? */
+/* May the peer's Buffer of @size bytes be held, within our own cap? */
 static bool drack_rxref_room(struct drack_held *h, u32 size)
 {
 	u64 max = (u64)READ_ONCE(drack_rx_ref_max_mb) << 20;
 
-	if (!h->buf || h->bytes + size > max)
+	if (h->bytes + size > max)
 		return false;
 	if (h->n == h->cap && h->live < h->cap)
 		drack_held_compact(h);
@@ -150,10 +150,12 @@ static struct sk_buff *drack_rxref_build(struct drack_dev *dd,
 
 /*
  * May @p's Buffer at @off of @size bytes be held: an UP owner below half
- * its lending cap, the Section not revoked?
+ * its lending cap, the Section not revoked? DRACK_S_RX_BYREF if so, else
+ * the counter of why it is copied.
  */
-static bool drack_rxref_holdable(struct drack_dev *dd, struct drack_peer *p,
-				 u64 off, u32 size, u32 *gen)
+static enum drack_dev_stat drack_rxref_holdable(struct drack_dev *dd,
+						struct drack_peer *p, u64 off,
+						u32 size, u32 *gen)
 {
 	struct drack_pool *pool = dd->pool;
 	const struct drack_host_entry *e = drack_host_entry(pool, p->id);
@@ -161,19 +163,19 @@ static bool drack_rxref_holdable(struct drack_dev *dd, struct drack_peer *p,
 	u32 cap_kb;
 
 	if (drack_host_state(pool, p->id) != DRACK_HOST_UP)
-		return false;
+		return DRACK_S_RX_COPIED;
 	/*
 	 * Half of what the owner lends one peer at most (0: it sets no
 	 * cap): holding more would stop its queue, as if we were stalled.
 	 */
 	cap_kb = le32_to_cpu(READ_ONCE(e->lend_cap_kb));
 	if (cap_kb && p->held.bytes + size > (u64)cap_kb << 9)
-		return false;
+		return DRACK_S_RX_COPIED_LEND_CAP;
 	s = drack_section_entry(pool, off >> DRACK_SECTION_SHIFT);
 	if (READ_ONCE(s->flags) & DRACK_SECTION_F_REVOKE)
-		return false;
+		return DRACK_S_RX_COPIED_REVOKE;
 	*gen = le32_to_cpu(READ_ONCE(e->generation));
-	return true;
+	return DRACK_S_RX_BYREF;
 }
 
 struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct napi_struct *napi,
@@ -188,12 +190,15 @@ struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct napi_struct *napi,
 	u32 gen;
 
 	*held = false;
-	if (len <= READ_ONCE(dd->rx_copybreak)) {
+	if (len <= READ_ONCE(dd->rx_copybreak))
 		how = DRACK_S_RX_COPYBREAK;
-	} else if (!size || !drack_rxref_room(h, size) ||
-		   !drack_rxref_holdable(dd, p, off, size, &gen)) {
+	else if (!size || !h->buf)	/* no pages, or the owner is gone */
 		how = DRACK_S_RX_COPIED;
-	} else {
+	else if (!drack_rxref_room(h, size))
+		how = DRACK_S_RX_COPIED_HELD_MAX;
+	else
+		how = drack_rxref_holdable(dd, p, off, size, &gen);
+	if (how == DRACK_S_RX_BYREF) {
 		skb = drack_rxref_build(dd, napi, off, len, size);
 		if (!skb)
 			return NULL;
@@ -213,8 +218,12 @@ struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct napi_struct *napi,
 		return skb;
 	}
 	skb = drack_skb_from_buf(napi, buf, len);
-	if (skb)
-		drack_stat_inc(&dd->stats, how);
+	if (!skb)
+		return NULL;
+	drack_stat_inc(&dd->stats, how);
+	/* rx_copied counts every copy; the others say why */
+	if (how != DRACK_S_RX_COPYBREAK && how != DRACK_S_RX_COPIED)
+		drack_stat_inc(&dd->stats, DRACK_S_RX_COPIED);
 	return skb;
 }
 

@@ -204,9 +204,11 @@ never_reader() {
 	# Traffic has stopped: what h0 has lent is what h1 holds.
 	held_snapshot
 	held=$HELD i2=$I2 i64=$I64
-	echo "h1: $bytes bytes unread, rx_held $held ($i2 of 2 KB, $i64 of 64 KB), rx_byref +$(delta n h1 rx_byref), rx_copied +$(delta n h1 rx_copied); h0 peer_stalls +$(($(drack_stat h0 peer_stalls) - stalls))"
+	echo "h1: $bytes bytes unread, rx_held $held ($i2 of 2 KB, $i64 of 64 KB), rx_byref +$(delta n h1 rx_byref), rx_copied +$(delta n h1 rx_copied) (rx_copied_held_max +$(delta n h1 rx_copied_held_max), rx_copied_lend_cap +$(delta n h1 rx_copied_lend_cap)); h0 peer_stalls +$(($(drack_stat h0 peer_stalls) - stalls))"
 	((held > 0 && held == i2 + i64 && i2 * 2048 + i64 * 65536 <= 1 << 20)) || return 1
 	(($(delta n h1 rx_copied) > 0 && $(drack_stat h0 peer_stalls) == stalls)) || return 1
+	# copied because of our own cap, and said so
+	(($(delta n h1 rx_copied_held_max) > 0 && $(delta n h1 rx_copied_lend_cap) == 0)) || return 1
 	ping_once h0 "$(ip4 1)" >/dev/null || { echo "h0 cannot ping h1"; return 1; }
 	kill_pid "$RECV_PID"
 	wait_for 10 held_none || { echo "h1 still holds $(drack_stat h1 rx_held) Buffers after close"; return 1; }
@@ -271,8 +273,10 @@ half_lend_cap() {
 	PORT=5303 wait_for 30 eval '(($(recvq) >= bytes))' || { echo "h1 has $(PORT=5303 recvq) of $bytes bytes queued"; return 1; }
 	held_snapshot
 	i2=$I2 i64=$I64
-	echo "h1 holds $i2 of 2 KB and $i64 of 64 KB, rx_copied +$(delta l h1 rx_copied); h0 tx_peer_capped +$(($(drack_stat h0 tx_peer_capped) - capped))"
+	echo "h1 holds $i2 of 2 KB and $i64 of 64 KB, rx_copied +$(delta l h1 rx_copied) (rx_copied_lend_cap +$(delta l h1 rx_copied_lend_cap), rx_copied_held_max +$(delta l h1 rx_copied_held_max)); h0 tx_peer_capped +$(($(drack_stat h0 tx_peer_capped) - capped))"
 	((i2 + i64 > 0 && i2 * 2048 + i64 * 65536 <= 1 << 20)) || return 1
+	# copied because of the sender's lending cap, and said so
+	(($(delta l h1 rx_copied_lend_cap) > 0 && $(delta l h1 rx_copied_held_max) == 0)) || return 1
 	# h0's own cap (tx_peer_capped) may still engage when h1 is slow to
 	# consume: references waiting in its ref_queue count as lent too. Not
 	# checked; what h1 holds is.
