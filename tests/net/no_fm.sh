@@ -18,12 +18,14 @@
 # (reason_no_fm, reason_pool_full, reason_quota), no log line or one per
 # retry (warned_once and the log checks of the others), requests not
 # repeated so a late FM never hears of them (fmd_late_start), grants not
-# used or carrier not back (fmd_late_start, granted).
+# used or carrier not back (fmd_late_start, granted), a frame from a
+# Section being revoked held by reference instead of copied and counted
+# (revoke_in_flight).
 . "$(dirname "$0")/lib.sh"
 
 IP_PLUGIN=$DRACK_IP_LIB_DIR
 
-ktap_plan 14
+ktap_plan 15
 
 setup_no_fm() { drack_load && drack_host_add 0 && drack_host_add 1; }
 ktap_check setup setup_no_fm || ktap_finish
@@ -162,5 +164,41 @@ granted() {
 	[[ $("$DRACKCTL" -n h1 link show rack0) != *"carrier off"* ]]
 }
 ktap_check granted granted
+
+# Frames in flight from a Section being revoked are copied, and counted
+# as such (rx_copied_revoke): holding one would keep the Section from
+# going home. Forced: h1 consumes nothing (private flag "deaf") while h0
+# sends it REVOKE_N pings of 8000 bytes in its 64 KB Buffers, and every
+# Section h0 owns of that class is marked revoked (drackctl, with
+# drack-fmd stopped) before h1 reads its ring again.
+REVOKE_N=8 REVOKE_BEFORE=0
+h0_h1_jumbo() { in_ns h0 ping -c 1 -W 1 -q -s 8000 "$(ip4 1)" >/dev/null; }
+h0_64k() { "$DRACKCTL" section show pool 0 owner 0 class 64k | awk '{ print $4 }'; }
+revoked_copies() { echo $(($(drack_stat h1 rx_copied_revoke) - REVOKE_BEFORE)); }
+all_copied() { (($(revoked_copies) >= REVOKE_N)); }
+h0_no_64k() { [[ -z $(h0_64k) ]]; }
+revoke_in_flight() {
+	local s secs got
+	ip -n h0 link set rack0 mtu 9000 && ip -n h1 link set rack0 mtu 9000 || return 1
+	# A 64 KB Section each, granted while drack-fmd still runs.
+	wait_for 20 h0_h1_jumbo || { echo "h0: no 8000 byte ping to h1"; return 1; }
+	kill_pid "$DRACK_FMD_PID"
+	secs=$(h0_64k)
+	[[ -n $secs ]] || { echo "h0 owns no 64 KB Section"; return 1; }
+	REVOKE_BEFORE=$(drack_stat h1 rx_copied_revoke)
+	priv_flag h1 deaf on || return 1
+	in_ns h0 ping -q -c "$REVOKE_N" -i 0.01 -W 0.2 -s 8000 "$(ip4 1)" >/dev/null 2>&1
+	for s in $secs; do "$DRACKCTL" section revoke "$s" || return 1; done
+	priv_flag h1 deaf off || return 1
+	wait_for 10 all_copied
+	got=$(revoked_copies)
+	echo "$got frames copied from revoked Sections (sent $REVOKE_N), rx_byref $(drack_stat h1 rx_byref)"
+	((got >= REVOKE_N)) || return 1
+	# Their Buffers came home at once: the Sections go back to the pool.
+	wait_for 10 h0_no_64k || { echo "h0 still owns 64 KB Sections $(h0_64k | xargs)"; return 1; }
+	drack_start_fmd || return 1
+	wait_for 20 h0_h1_jumbo || { echo "no 8000 byte ping once drack-fmd is back"; return 1; }
+}
+ktap_check revoke_in_flight revoke_in_flight && diag "$(head -n 1 "$DRACK_LOGDIR/check.out")"
 
 drack_finish
