@@ -11,7 +11,9 @@
 # "BENCH metric=... path=... value=... unit=..." line per measurement.
 # Env: DRACK_BENCH_SECS (10) the length of every run, DRACK_BENCH_REPS (3)
 # how many runs of each (paths alternating; medians reported),
-# DRACK_BENCH_INSMOD module parameters (ref_queues=1: one queue pair).
+# DRACK_BENCH_INSMOD module parameters (ref_queues=1: one queue pair),
+# DRACK_BENCH_NAPI_THREADED=1 rack0's NAPI in kernel threads
+# (/sys/class/net/rack0/threaded) on both hosts.
 #
 # bench.sh stages: where one frame's cost goes on rack0: one iperf3
 # stream over the ram pool, sampled by perf (cpu-clock, call graphs,
@@ -24,7 +26,7 @@ cd "$(dirname "$0")/../.."
 case ${1:-} in
 "") guest=guest-bench.sh name=drack-bench
     env="DRACK_BENCH_SECS=${DRACK_BENCH_SECS:-10} DRACK_BENCH_REPS=${DRACK_BENCH_REPS:-3}"
-    env+=" DRACK_BENCH_INSMOD='${DRACK_BENCH_INSMOD:-}'" ;;
+    env+=" DRACK_BENCH_INSMOD='${DRACK_BENCH_INSMOD:-}' DRACK_BENCH_NAPI_THREADED=${DRACK_BENCH_NAPI_THREADED:-0}" ;;
 stages) guest=guest-stages.sh name=drack-stages env="DRACK_BENCH_SECS=${DRACK_BENCH_SECS:-8}" ;;
 *) echo "usage: $0 [stages]" >&2; exit 2 ;;
 esac
