@@ -183,7 +183,8 @@ static void drack_get_stats64(struct net_device *ndev,
 	drack_stats_fold(&dd->stats, v);
 	s->tx_packets = v[DRACK_S_TX_PACKETS];
 	s->tx_bytes = v[DRACK_S_TX_BYTES];
-	s->tx_dropped = v[DRACK_S_TX_DROPPED] + v[DRACK_S_TX_NO_PEER];
+	s->tx_dropped = v[DRACK_S_TX_DROPPED] + v[DRACK_S_TX_NO_PEER] +
+			 v[DRACK_S_TX_PEER_STALLED];
 	s->rx_packets = v[DRACK_S_RX_PACKETS];
 	s->rx_bytes = v[DRACK_S_RX_BYTES];
 	s->rx_dropped = v[DRACK_S_RX_DROPPED] + v[DRACK_S_RX_ALLOC_FAIL];

@@ -19,9 +19,10 @@
 #
 # What breaks it: a full ring or a hoarding peer that stops all of h0's
 # transmit (others_during_stall, others_during_hoard), drops not counted
-# or not reported (stalled_reported), a peer never recovering
-# (recovered), a peer holding more than the cap (hoard_capped), Buffers
-# lost (buffers_home), leaks (teardown, dmesg_clean).
+# (ethtool -S and ip -s link) or not reported (stalled_reported), a peer
+# never recovering (recovered), a peer holding more than the cap
+# (hoard_capped), Buffers lost (buffers_home), leaks (teardown,
+# dmesg_clean).
 . "$(dirname "$0")/lib.sh"
 
 ktap_plan 11
@@ -81,11 +82,15 @@ ktap_check others_during_stall eval 'wait_for 60 stalled && others_at_rate durin
 	diag "$(tail -n 2 "$DRACK_LOGDIR/check.out")"
 
 stalled_reported() {
-	local d s
+	local d s t
 	d=$(drack_stat h0 tx_peer_stalled)
 	s=$(peer_field h0 2 stalled)
 	echo "h0: peer_stalls $(drack_stat h0 peer_stalls) tx_peer_stalled $d tx_ring_full $(drack_stat h0 tx_ring_full); drackctl peer 2 stalled: $s"
 	((d > 0)) && [[ $s == true ]] || return 1
+	# read after d: ip -s link's TX dropped counts them as well
+	t=$(in_ns h0 cat /sys/class/net/rack0/statistics/tx_dropped)
+	echo "h0: tx_dropped (ip -s link) $t"
+	((t >= d)) || return 1
 	drack_dmesg_has "rack0: peer 2 stalled" || { echo "nothing in dmesg"; return 1; }
 	wait_for 5 grep -q "host 0: peer 2 stalled" "$FMD_LOG" || { echo "drack-fmd heard nothing"; return 1; }
 }
