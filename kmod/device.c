@@ -32,7 +32,7 @@ int drack_dev_ifindex(struct drack_pool *pool, u32 host)
 void drack_dev_kick_irq(struct drack_dev *dd)
 {
 	if (netif_running(dd->ndev))
-		drack_queues_kick(dd);
+		drack_queues_kick(dd, false);
 	drack_nic_kick(dd);
 	if (drack_dev_grants_pending(dd))
 		schedule_work(&dd->grant_work);
@@ -59,7 +59,7 @@ void drack_dev_kick(struct drack_dev *dd)
 	}
 	local_bh_disable();
 	if (netif_running(dd->ndev))
-		drack_queues_kick(dd);
+		drack_queues_kick(dd, true);
 	drack_nic_kick(dd);
 	local_bh_enable();
 	if (drack_dev_grants_pending(dd))
@@ -225,6 +225,7 @@ static void drack_setup(struct net_device *ndev)
 	memset(dd, 0, sizeof(*dd));
 	dd->ndev = ndev;
 	dd->tx_max_frames = DRACK_TX_FRAMES;
+	dd->kick_other_cpu = true;
 	dd->speed = SPEED_UNKNOWN;
 	dd->duplex = DUPLEX_FULL;
 	dd->carrier_reason = DRACK_CARRIER_WAITING;

@@ -18,11 +18,14 @@
 # (resize_under_traffic: counters differ), NAPIs not started or stopped
 # with the channels (down_up, teardown, dmesg), refused counts changing
 # something (refused), an XDP program told the wrong RX queue
-# (xdp_queues: one xdp_rxq_info for every queue).
+# (xdp_queues: one xdp_rxq_info for every queue), a doorbell from a
+# sender on CPU 0 polled on CPU 0 again, or sent away with the priv flag
+# doorbell-other-cpu off (doorbell_other_cpu: 50 datagrams 20 ms apart
+# from CPU 0, so each finds the NAPI idle and rings it).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xdp-lib.bash"
 
-ktap_plan 15
+ktap_plan 17
 
 # A ref_queues the format cannot have: the module refuses to load, says
 # why, and leaves nothing behind.
@@ -254,5 +257,62 @@ rps() {
 	peers_agree
 }
 ktap_check rps rps
+
+# net_rx_on CPU: NET_RX softirqs run so far on CPU
+net_rx_on() { awk -v c=$(($1 + 2)) '$1 == "NET_RX:" { print $c }' /proc/softirqs; }
+
+# rx_since TAG NS: frames NS's RX queues took since snap TAG
+rx_since() {
+	local i n sum=0
+	n=$(channels "$2")
+	for ((i = 0; i < n; i++)); do
+		sum=$((sum + $(delta "$1" "$2" "rx_queue_${i}_packets")))
+	done
+	echo "$sum"
+}
+
+# kicks_from_cpu0 ON|OFF: h0 on CPU 0 rings h1 50 times, one datagram
+# each; prints h1's rx_kicks_other_cpu and CPU 1's NET_RX runs meanwhile
+kicks_from_cpu0() {
+	local rx1
+	priv_flag h1 doorbell-other-cpu "$1" || return 1
+	snap k h1 || return 1
+	rx1=$(net_rx_on 1)
+	in_ns h0 taskset -c 0 python3 - 198.18.0.2 <<'PY' || return 1
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(50):
+    s.sendto(b"k" * 200, (sys.argv[1], 9))
+    time.sleep(0.02)
+PY
+	# shellcheck disable=SC2016 # expanded by eval, each try
+	wait_for 5 eval '(( $(rx_since k h1) >= 50 ))' ||
+		{ echo "h1 did not receive the 50 datagrams"; return 1; }
+	echo "$(delta k h1 rx_kicks_other_cpu) $(($(net_rx_on 1) - rx1))"
+}
+
+# On (the default): CPU 0 sends the doorbells to CPU 1, whose NET_RX polls.
+# Off: every doorbell is polled where it was rung.
+doorbell_other_cpu() {
+	local kicks rx1 out
+	in_ns h1 ethtool --show-priv-flags rack0 | grep -q '^doorbell-other-cpu *: on$' ||
+		{ echo "doorbell-other-cpu is not on by default"; return 1; }
+	out=$(kicks_from_cpu0 on) || { echo "$out"; return 1; }
+	read -r kicks rx1 <<<"$out"
+	echo "on: rx_kicks_other_cpu +$kicks, CPU 1 NET_RX +$rx1"
+	((kicks >= 25 && rx1 >= kicks * 3 / 4)) || return 1
+	out=$(kicks_from_cpu0 off) || { echo "$out"; return 1; }
+	read -r kicks rx1 <<<"$out"
+	echo "off: rx_kicks_other_cpu +$kicks"
+	priv_flag h1 doorbell-other-cpu on || return 1
+	((kicks == 0))
+}
+if (($(nproc) < 2)); then
+	ktap_skip doorbell_other_cpu "one CPU"
+else
+	ktap_check doorbell_other_cpu doorbell_other_cpu &&
+		diag "$(tail -n 2 "$DRACK_LOGDIR/check.out" | tr "\n" ";")"
+fi
+ktap_check doorbell_still_flows eval 'ping_once h0 198.18.0.2 && peers_agree'
 
 drack_finish
