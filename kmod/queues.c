@@ -55,7 +55,7 @@ void drack_queues_del(struct drack_dev *dd)
 static void drack_queue_start(struct drack_dev *dd, u32 i)
 {
 	/* Spread as a NIC's queue interrupts are; hotplug: see the kick. */
-	dd->rxq[i].home_cpu = cpumask_local_spread(i, NUMA_NO_NODE);
+	WRITE_ONCE(dd->rxq[i].home_cpu, cpumask_local_spread(i, NUMA_NO_NODE));
 	napi_enable(&dd->rxq[i].napi);
 	drack_queue_set_napi(dd, i, true);
 }
@@ -116,7 +116,8 @@ static void drack_queue_kick_peer(struct drack_dev *dd, struct drack_rxq *rq)
 {
 	int here = smp_processor_id(), cpu = READ_ONCE(rq->home_cpu);
 
-	if (!READ_ONCE(dd->kick_other_cpu) ||
+	/* RT warns of softirqs raised from an idle CPU's IPI flush. */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) || !READ_ONCE(dd->kick_other_cpu) ||
 	    test_bit(NAPI_STATE_THREADED, &rq->napi.state))
 		goto local;
 	if (cpu == here) {
@@ -129,10 +130,13 @@ static void drack_queue_kick_peer(struct drack_dev *dd, struct drack_rxq *rq)
 	/* Owning the schedule keeps kick_csd free until the poll ends. */
 	if (!napi_schedule_prep(&rq->napi))
 		return;
-	if (smp_call_function_single_async(cpu, &rq->kick_csd))
-		__napi_schedule(&rq->napi);	/* offline: poll here */
-	else
+	if (!smp_call_function_single_async(cpu, &rq->kick_csd)) {
 		drack_stat_inc(&dd->stats, DRACK_S_RX_KICKS_OTHER_CPU);
+		return;
+	}
+	/* Gone offline: poll here, and find a home among the CPUs left. */
+	__napi_schedule(&rq->napi);
+	WRITE_ONCE(rq->home_cpu, cpumask_local_spread(rq->index, NUMA_NO_NODE));
 	return;
 local:
 	napi_schedule(&rq->napi);
