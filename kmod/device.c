@@ -32,7 +32,7 @@ int drack_dev_ifindex(struct drack_pool *pool, u32 host)
 void drack_dev_kick_irq(struct drack_dev *dd)
 {
 	if (netif_running(dd->ndev))
-		drack_queues_kick(dd);
+		drack_queues_kick(dd, false);
 	drack_nic_kick(dd);
 	if (drack_dev_grants_pending(dd))
 		schedule_work(&dd->grant_work);
@@ -47,7 +47,8 @@ bool drack_dev_pending(struct drack_dev *dd)
 		drack_dev_grants_pending(dd) || drack_nic_pending(dd));
 }
 
-void drack_dev_kick(struct drack_dev *dd)
+/* @from_peer: a host in this kernel rang us from its CPU (queues.c). */
+static void __drack_dev_kick(struct drack_dev *dd, bool from_peer)
 {
 	/*
 	 * A netpoll sender (netconsole) transmits with interrupts off: raise
@@ -59,11 +60,16 @@ void drack_dev_kick(struct drack_dev *dd)
 	}
 	local_bh_disable();
 	if (netif_running(dd->ndev))
-		drack_queues_kick(dd);
+		drack_queues_kick(dd, from_peer);
 	drack_nic_kick(dd);
 	local_bh_enable();
 	if (drack_dev_grants_pending(dd))
 		schedule_work(&dd->grant_work);
+}
+
+void drack_dev_kick(struct drack_dev *dd)
+{
+	__drack_dev_kick(dd, false);
 }
 
 static struct drack_dev *drack_client_dev(struct drack_pool_client *c)
@@ -73,7 +79,7 @@ static struct drack_dev *drack_client_dev(struct drack_pool_client *c)
 
 static void drack_client_kick(struct drack_pool_client *c)
 {
-	drack_dev_kick(drack_client_dev(c));
+	__drack_dev_kick(drack_client_dev(c), true);
 }
 
 static void drack_client_kick_irq(struct drack_pool_client *c)
@@ -225,6 +231,7 @@ static void drack_setup(struct net_device *ndev)
 	memset(dd, 0, sizeof(*dd));
 	dd->ndev = ndev;
 	dd->tx_max_frames = DRACK_TX_FRAMES;
+	dd->kick_other_cpu = true;
 	dd->speed = SPEED_UNKNOWN;
 	dd->duplex = DUPLEX_FULL;
 	dd->carrier_reason = DRACK_CARRIER_WAITING;

@@ -61,6 +61,9 @@ struct drack_rxq {
 	u32 ntx;
 	struct drack_xdp_tx tx[NAPI_POLL_WEIGHT];
 	struct drack_peer_stats stats;	/* packets, bytes; one writer */
+	/* A peer in this kernel rings us from its CPU: poll on ours. */
+	int home_cpu;
+	call_single_data_t kick_csd;
 	/* XDP: the pages programs see, this queue for them (xdp.c). */
 	struct page_pool *pp;
 	struct xdp_rxq_info xdp_rxq;
@@ -114,6 +117,7 @@ struct drack_dev {
 	bool stalled;			/* fault injection: a hung host */
 	bool hoarding;			/* fault injection: returns nothing */
 	bool deaf;			/* fault injection: consumes nothing */
+	bool kick_other_cpu;		/* ethtool priv flag doorbell-other-cpu */
 	bool fenced;			/* the FM declared us dead */
 	bool forgot;			/* and our Buffers are forgotten */
 	u64 released;			/* fenced peers we let go of */
@@ -216,7 +220,7 @@ void drack_queues_stop(struct drack_dev *dd);	/* stop, RTNL */
 int drack_queues_set_channels(struct drack_dev *dd, u32 n,
 			      struct netlink_ext_ack *extack);	/* RTNL */
 /* Schedule queue 0, and every other queue whose rings hold entries. */
-void drack_queues_kick(struct drack_dev *dd);
+void drack_queues_kick(struct drack_dev *dd, bool from_peer);
 
 /*
  * tx.c, for XDP (TX queue @q's lock held): post a linear frame to @peer,

@@ -18,15 +18,20 @@
  * keeps its heartbeat but consumes none of its ref_queues, so peers'
  * Buffers pile up there without the fabric manager declaring it dead,
  * and, as a NIC's owner, reads none of the hosts' TX rings.
+ *
+ * Not a fault: "doorbell-other-cpu" (on by default) runs the NAPI a peer
+ * in this kernel rings on another CPU than the sender's (queues.c).
  */
 #define DRACK_PRIV_STALL	BIT(0)
 #define DRACK_PRIV_HOARD	BIT(1)
 #define DRACK_PRIV_DEAF		BIT(2)
+#define DRACK_PRIV_KICK_OTHER	BIT(3)
 
 static const char drack_priv_flags[][ETH_GSTRING_LEN] = {
 	"stall",
 	"hoard",
 	"deaf",
+	"doorbell-other-cpu",
 };
 
 static const char * const drack_class_names[DRACK_NR_CLASSES] = {
@@ -139,7 +144,8 @@ static u32 drack_get_priv_flags(struct net_device *ndev)
 
 	return (READ_ONCE(dd->stalled) ? DRACK_PRIV_STALL : 0) |
 	       (READ_ONCE(dd->hoarding) ? DRACK_PRIV_HOARD : 0) |
-	       (READ_ONCE(dd->deaf) ? DRACK_PRIV_DEAF : 0);
+	       (READ_ONCE(dd->deaf) ? DRACK_PRIV_DEAF : 0) |
+	       (READ_ONCE(dd->kick_other_cpu) ? DRACK_PRIV_KICK_OTHER : 0);
 }
 
 static int drack_set_priv_flags(struct net_device *ndev, u32 flags)
@@ -149,6 +155,7 @@ static int drack_set_priv_flags(struct net_device *ndev, u32 flags)
 	bool hoard = flags & DRACK_PRIV_HOARD;
 	bool deaf = flags & DRACK_PRIV_DEAF;
 
+	WRITE_ONCE(dd->kick_other_cpu, flags & DRACK_PRIV_KICK_OTHER);
 	if (hoard != READ_ONCE(dd->hoarding)) {
 		netdev_warn(ndev, "fault injection: host %u %s\n", dd->host,
 			    hoard ? "hands no Buffer back" : "hands Buffers back again");

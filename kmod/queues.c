@@ -11,6 +11,7 @@
 #include "device.h"
 
 static void drack_queue_set_napi(struct drack_dev *dd, u32 i, bool on);
+static void drack_queue_kick_ipi(void *arg);
 
 /* Newlink, the pool known: every NAPI added, channels as online CPUs. */
 void drack_queues_init(struct drack_dev *dd)
@@ -29,6 +30,7 @@ void drack_queues_init(struct drack_dev *dd)
 
 		rq->dd = dd;
 		rq->index = i;
+		INIT_CSD(&rq->kick_csd, drack_queue_kick_ipi, rq);
 		__skb_queue_head_init(&rq->deliver);
 		u64_stats_init(&rq->stats.syncp);
 		u64_stats_init(&dd->txq[i].stats.syncp);
@@ -52,6 +54,8 @@ void drack_queues_del(struct drack_dev *dd)
 
 static void drack_queue_start(struct drack_dev *dd, u32 i)
 {
+	/* Spread as a NIC's queue interrupts are; hotplug: see the kick. */
+	WRITE_ONCE(dd->rxq[i].home_cpu, cpumask_local_spread(i, NUMA_NO_NODE));
 	napi_enable(&dd->rxq[i].napi);
 	drack_queue_set_napi(dd, i, true);
 }
@@ -93,15 +97,65 @@ static bool drack_queue_pending(struct drack_dev *dd, u32 i, u32 channels)
 	return false;
 }
 
+static void drack_queue_kick_ipi(void *arg)
+{
+	struct drack_rxq *rq = arg;
+
+	__napi_schedule_irqoff(&rq->napi);	/* scheduled by the kicker */
+}
+
+/*
+ * A peer in this kernel rings us from the CPU it sends on (bh off). A
+ * separate host would poll on its own CPUs: run our NAPI on the queue's
+ * home CPU, or on the next one when the sender is there, so that the
+ * sender's CPU does not also carry our receive work (Documentation/
+ * performance.rst, "Doorbells on another CPU"). An interrupt or a poller
+ * stays where it is, as does a NAPI in a kernel thread.
+ */
+static void drack_queue_kick_peer(struct drack_dev *dd, struct drack_rxq *rq)
+{
+	int here = smp_processor_id(), cpu = READ_ONCE(rq->home_cpu);
+
+	/* RT warns of softirqs raised from an idle CPU's IPI flush. */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) || !READ_ONCE(dd->kick_other_cpu) ||
+	    test_bit(NAPI_STATE_THREADED, &rq->napi.state))
+		goto local;
+	if (cpu == here) {
+		cpu = cpumask_next(here, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+		if (cpu == here)
+			goto local;
+	}
+	/* Owning the schedule keeps kick_csd free until the poll ends. */
+	if (!napi_schedule_prep(&rq->napi))
+		return;
+	if (!smp_call_function_single_async(cpu, &rq->kick_csd)) {
+		drack_stat_inc(&dd->stats, DRACK_S_RX_KICKS_OTHER_CPU);
+		return;
+	}
+	/* Gone offline: poll here, and find a home among the CPUs left. */
+	__napi_schedule(&rq->napi);
+	WRITE_ONCE(rq->home_cpu, cpumask_local_spread(rq->index, NUMA_NO_NODE));
+	return;
+local:
+	napi_schedule(&rq->napi);
+}
+
 /* A doorbell: poll each queue with something to do. */
-void drack_queues_kick(struct drack_dev *dd)
+void drack_queues_kick(struct drack_dev *dd, bool from_peer)
 {
 	u32 channels = READ_ONCE(dd->channels) ?: 1, i;
 
-	for (i = 0; i < channels; i++)
-		if (drack_queue_pending(dd, i, channels) ||
-		    (!i && drack_rx_returns_due(dd)))
+	for (i = 0; i < channels; i++) {
+		if (!drack_queue_pending(dd, i, channels) &&
+		    (i || !drack_rx_returns_due(dd)))
+			continue;
+		if (from_peer)
+			drack_queue_kick_peer(dd, &dd->rxq[i]);
+		else
 			napi_schedule(&dd->rxq[i].napi);
+	}
 }
 
 /*

@@ -48,6 +48,7 @@ const struct drack_stat_desc drack_stat_table[DRACK_S_NR] = {
 	DRACK_STAT_ROW(TX_WAKES, "tx_wakes"),
 	DRACK_STAT_ROW(RX_PEER_BACKOFFS, "rx_peer_backoffs"),
 	[DRACK_S_RX_BYREF_FRAGS] = { "rx_byref_frags", 0 },
+	[DRACK_S_RX_KICKS_OTHER_CPU] = { "rx_kicks_other_cpu", 0 },
 	[DRACK_S_RX_COPIED_HELD_MAX] = { "rx_copied_held_max", 0 },
 	[DRACK_S_RX_COPIED_LEND_CAP] = { "rx_copied_lend_cap", 0 },
 	[DRACK_S_RX_COPIED_REVOKE] = { "rx_copied_revoke", 0 },

@@ -44,6 +44,7 @@ enum drack_dev_stat {
 	DRACK_S_TX_WAKES,
 	DRACK_S_RX_PEER_BACKOFFS,	/* a peer's garbage left alone a while */
 	DRACK_S_RX_BYREF_FRAGS,		/* their page frags; not in genl */
+	DRACK_S_RX_KICKS_OTHER_CPU,	/* doorbells sent to our home CPU */
 	/* of rx_copied, why (not in genl): */
 	DRACK_S_RX_COPIED_HELD_MAX,	/* we hold rx_ref_max_mb of the peer's */
 	DRACK_S_RX_COPIED_LEND_CAP,	/* half what the peer lends one peer */

@@ -20,6 +20,9 @@ setup() {
 	if [[ ${DRACK_BENCH_NAPI_THREADED:-0} == 1 ]]; then	# NAPI in kthreads
 		for ns in h0 h1; do in_ns "$ns" sh -c 'echo 1 >/sys/class/net/rack0/threaded' || return 1; done
 	fi
+	if [[ ${DRACK_BENCH_DOORBELL_OTHER_CPU:-1} == 0 ]]; then	# on the sender's CPU
+		for ns in h0 h1; do priv_flag "$ns" doorbell-other-cpu off || return 1; done
+	fi
 	drack_netns_add v0 && drack_netns_add v1 || return 1
 	ip link add veth0 netns v0 type veth peer name veth1 netns v1 || return 1
 	ip -n v0 addr add 198.18.0.101/24 dev veth0 && ip -n v0 link set veth0 up &&
@@ -116,6 +119,7 @@ rx_counts() {
 
 echo "# guest $(uname -r), $(nproc) vCPUs, ${SECS} s per run, median of $REPS runs"
 echo "# rack0's NAPI threaded: $(in_ns h0 cat /sys/class/net/rack0/threaded)"
+echo "# rack0's $(in_ns h0 ethtool --show-priv-flags rack0 | grep doorbell-other-cpu | tr -s ' ')"
 CHANNELS=$(in_ns h0 ethtool -l rack0 | awk '/^Combined:/ { v = $2 } END { print v }')
 echo "# rack0-copy: rack0 with rx-copybreak 65536 (receive by value)"
 echo "# rack0: $CHANNELS queue pairs; rack0-1q: one (ethtool -L rack0 combined 1)"

@@ -377,7 +377,7 @@ drack_setup() {
 priv_flag() {
 	local ns=$1 flag=$2 val=$3 args=() f v cur
 	cur=$(in_ns "$ns" ethtool --show-priv-flags rack0 |
-		sed -n 's/^\([a-z_]*\) *: *\(on\|off\)$/\1 \2/p') || return 1
+		sed -n 's/^\([a-z_-]*\) *: *\(on\|off\)$/\1 \2/p') || return 1
 	while read -r f v; do
 		[[ -n $f ]] || continue
 		[[ $f == "$flag" ]] && v=$val

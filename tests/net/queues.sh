@@ -18,11 +18,16 @@
 # (resize_under_traffic: counters differ), NAPIs not started or stopped
 # with the channels (down_up, teardown, dmesg), refused counts changing
 # something (refused), an XDP program told the wrong RX queue
-# (xdp_queues: one xdp_rxq_info for every queue).
+# (xdp_queues: one xdp_rxq_info for every queue), a doorbell from a
+# sender on CPU 0 polled on CPU 0 again, or sent away with the priv flag
+# doorbell-other-cpu off or to an offline CPU (doorbell_other_cpu: 50
+# datagrams from CPU 0 to an echo server, each sent once the last came
+# back, so each finds the NAPI idle and rings it; the echo server on CPU 0
+# too, so that only the doorbells can raise NET_RX on CPU 1).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/xdp-lib.bash"
 
-ktap_plan 15
+ktap_plan 17
 
 # A ref_queues the format cannot have: the module refuses to load, says
 # why, and leaves nothing behind.
@@ -254,5 +259,82 @@ rps() {
 	peers_agree
 }
 ktap_check rps rps
+
+# net_rx_on CPU: NET_RX softirqs run so far on CPU
+net_rx_on() { awk -v c=$(($1 + 2)) '$1 == "NET_RX:" { print $c }' /proc/softirqs; }
+
+# rounds_from_cpu0 ON|OFF N: with h1's flag doorbell-other-cpu ON, h0 on
+# CPU 0 sends N datagrams to an echo server in h1, each after the last
+# came back, so each finds h1's NAPI done with the last and rings it;
+# prints h1's rx_kicks_other_cpu and CPU 1's NET_RX runs meanwhile
+rounds_from_cpu0() {
+	local rx1
+	priv_flag h1 doorbell-other-cpu "$1" || return 1
+	snap k h1 || return 1
+	rx1=$(net_rx_on 1)
+	in_ns h0 taskset -c 0 python3 - 198.18.0.2 "$2" <<'PY' || return 1
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(5)
+for _ in range(int(sys.argv[2])):
+    s.sendto(b"k" * 200, (sys.argv[1], 7007))
+    s.recvfrom(2048)
+    time.sleep(0.01)
+PY
+	echo "$(delta k h1 rx_kicks_other_cpu) $(($(net_rx_on 1) - rx1))"
+}
+
+# On (the default): CPU 0 sends the doorbells to CPU 1, whose NET_RX polls.
+# Off: every doorbell is polled where it was rung. One RX queue at h1, so
+# its home is CPU 0, the sender's, and the next CPU, 1, polls it.
+doorbell_rounds() {
+	local kicks rx1 out
+	in_ns h1 ethtool --show-priv-flags rack0 | grep -q '^doorbell-other-cpu *: on$' ||
+		{ echo "doorbell-other-cpu is not on by default"; return 1; }
+	set_channels h1 1 || return 1
+	bg echo ip netns exec h1 taskset -c 0 python3 -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", 7007))
+while True:
+    d, a = s.recvfrom(2048)
+    s.sendto(d, a)'
+	out=$(rounds_from_cpu0 on 50) || { echo "on: $out"; return 1; }
+	read -r kicks rx1 <<<"$out"
+	echo "on: rx_kicks_other_cpu +$kicks, CPU 1 NET_RX +$rx1"
+	((kicks >= 40 && rx1 >= kicks * 3 / 4)) || return 1
+	out=$(rounds_from_cpu0 off 50) || { echo "off: $out"; return 1; }
+	read -r kicks rx1 <<<"$out"
+	echo "off: rx_kicks_other_cpu +$kicks"
+	((kicks == 0)) || return 1
+	[[ -w /sys/devices/system/cpu/cpu1/online ]] || return 0
+	# CPU 1 offline: the doorbells stay on CPU 0; back online, they go again.
+	echo 0 >/sys/devices/system/cpu/cpu1/online || return 1
+	out=$(rounds_from_cpu0 on 20)
+	echo 1 >/sys/devices/system/cpu/cpu1/online || return 1
+	read -r kicks rx1 <<<"$out"
+	echo "CPU 1 offline: rx_kicks_other_cpu +${kicks:-?}"
+	((${kicks:-1} == 0)) || return 1
+	out=$(rounds_from_cpu0 on 20) || { echo "online again: $out"; return 1; }
+	read -r kicks rx1 <<<"$out"
+	echo "CPU 1 online again: rx_kicks_other_cpu +$kicks"
+	((kicks >= 15))
+}
+# The flag, the count and the echo server restored, whatever happened.
+doorbell_other_cpu() {
+	local n rc=0
+	n=$(channels h1)
+	doorbell_rounds || rc=1
+	drack_kill_bg
+	priv_flag h1 doorbell-other-cpu on || rc=1
+	set_channels h1 "$n" || rc=1
+	return $rc
+}
+if (($(nproc) < 2)); then
+	ktap_skip doorbell_other_cpu "one CPU"
+else
+	ktap_check doorbell_other_cpu doorbell_other_cpu &&
+		diag "$(tail -n 4 "$DRACK_LOGDIR/check.out" | tr "\n" ";")"
+fi
+ktap_check doorbell_still_flows eval 'ping_once h0 198.18.0.2 && peers_agree'
 
 drack_finish
