@@ -231,7 +231,8 @@ static void drack_setup(struct net_device *ndev)
 	memset(dd, 0, sizeof(*dd));
 	dd->ndev = ndev;
 	dd->tx_max_frames = DRACK_TX_FRAMES;
-	dd->kick_other_cpu = true;
+	/* Opt-in: Documentation/admin-guide.rst, doorbell-other-cpu. */
+	dd->kick_other_cpu = false;
 	dd->speed = SPEED_UNKNOWN;
 	dd->duplex = DUPLEX_FULL;
 	dd->carrier_reason = DRACK_CARRIER_WAITING;

@@ -19,7 +19,7 @@
  * Buffers pile up there without the fabric manager declaring it dead,
  * and, as a NIC's owner, reads none of the hosts' TX rings.
  *
- * Not a fault: "doorbell-other-cpu" (on by default) runs the NAPI a peer
+ * Not a fault: "doorbell-other-cpu" (off by default) runs the NAPI a peer
  * in this kernel rings on another CPU than the sender's (queues.c).
  */
 #define DRACK_PRIV_STALL	BIT(0)

@@ -14,8 +14,8 @@
 # DRACK_BENCH_INSMOD module parameters (ref_queues=1: one queue pair),
 # DRACK_BENCH_NAPI_THREADED=1 rack0's NAPI in kernel threads
 # (/sys/class/net/rack0/threaded) on both hosts,
-# DRACK_BENCH_DOORBELL_OTHER_CPU=0 doorbells polled on the sender's CPU
-# (private flag doorbell-other-cpu off on both hosts).
+# DRACK_BENCH_DOORBELL_OTHER_CPU=1 doorbells polled on another CPU than
+# the sender's (private flag doorbell-other-cpu on on both hosts).
 #
 # bench.sh stages: where one frame's cost goes on rack0: one iperf3
 # stream over the ram pool, sampled by perf (cpu-clock, call graphs,
@@ -29,7 +29,7 @@ case ${1:-} in
 "") guest=guest-bench.sh name=drack-bench
     env="DRACK_BENCH_SECS=${DRACK_BENCH_SECS:-10} DRACK_BENCH_REPS=${DRACK_BENCH_REPS:-3}"
     env+=" DRACK_BENCH_INSMOD='${DRACK_BENCH_INSMOD:-}' DRACK_BENCH_NAPI_THREADED=${DRACK_BENCH_NAPI_THREADED:-0}"
-    env+=" DRACK_BENCH_DOORBELL_OTHER_CPU=${DRACK_BENCH_DOORBELL_OTHER_CPU:-1}" ;;
+    env+=" DRACK_BENCH_DOORBELL_OTHER_CPU=${DRACK_BENCH_DOORBELL_OTHER_CPU:-0}" ;;
 stages) guest=guest-stages.sh name=drack-stages env="DRACK_BENCH_SECS=${DRACK_BENCH_SECS:-8}" ;;
 *) echo "usage: $0 [stages]" >&2; exit 2 ;;
 esac

@@ -20,8 +20,8 @@ setup() {
 	if [[ ${DRACK_BENCH_NAPI_THREADED:-0} == 1 ]]; then	# NAPI in kthreads
 		for ns in h0 h1; do in_ns "$ns" sh -c 'echo 1 >/sys/class/net/rack0/threaded' || return 1; done
 	fi
-	if [[ ${DRACK_BENCH_DOORBELL_OTHER_CPU:-1} == 0 ]]; then	# on the sender's CPU
-		for ns in h0 h1; do priv_flag "$ns" doorbell-other-cpu off || return 1; done
+	if [[ ${DRACK_BENCH_DOORBELL_OTHER_CPU:-0} == 1 ]]; then	# on another CPU
+		for ns in h0 h1; do priv_flag "$ns" doorbell-other-cpu on || return 1; done
 	fi
 	drack_netns_add v0 && drack_netns_add v1 || return 1
 	ip link add veth0 netns v0 type veth peer name veth1 netns v1 || return 1

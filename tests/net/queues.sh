@@ -284,13 +284,13 @@ PY
 	echo "$(delta k h1 rx_kicks_other_cpu) $(($(net_rx_on 1) - rx1))"
 }
 
-# On (the default): CPU 0 sends the doorbells to CPU 1, whose NET_RX polls.
-# Off: every doorbell is polled where it was rung. One RX queue at h1, so
+# Off (the default): every doorbell is polled where it was rung. On: CPU 0
+# sends the doorbells to CPU 1, whose NET_RX polls. One RX queue at h1, so
 # its home is CPU 0, the sender's, and the next CPU, 1, polls it.
 doorbell_rounds() {
 	local kicks rx1 out
-	in_ns h1 ethtool --show-priv-flags rack0 | grep -q '^doorbell-other-cpu *: on$' ||
-		{ echo "doorbell-other-cpu is not on by default"; return 1; }
+	in_ns h1 ethtool --show-priv-flags rack0 | grep -q '^doorbell-other-cpu *: off$' ||
+		{ echo "doorbell-other-cpu is not off by default"; return 1; }
 	set_channels h1 1 || return 1
 	bg echo ip netns exec h1 taskset -c 0 python3 -c 'import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -325,7 +325,7 @@ doorbell_other_cpu() {
 	n=$(channels h1)
 	doorbell_rounds || rc=1
 	drack_kill_bg
-	priv_flag h1 doorbell-other-cpu on || rc=1
+	priv_flag h1 doorbell-other-cpu off || rc=1
 	set_channels h1 "$n" || rc=1
 	return $rc
 }
