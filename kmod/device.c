@@ -143,7 +143,7 @@ static int drack_stop(struct net_device *ndev)
 		return 0;
 	spin_lock_bh(&dd->rx_lock);
 	drack_rx_drop_all(dd);
-	drack_rx_drain_returns(dd);
+	drack_rx_drain_returns(dd, drack_all_peers(dd));
 	spin_unlock_bh(&dd->rx_lock);
 	return 0;
 }

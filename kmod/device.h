@@ -76,6 +76,13 @@ struct drack_dev {
 	u32 host;
 	u32 nhosts;			/* pool->geo.max_hosts */
 	u64 present;			/* peers UP or LEAVING */
+	/*
+	 * Peers whose return rings and held Buffers each poll looks at:
+	 * the present ones, and any still holding Buffers of ours or we of
+	 * theirs, as last seen by the tick. A poll's cost follows the
+	 * peers there are, not the pool's max_hosts.
+	 */
+	u64 watch;
 	u32 channels;			/* queue pairs in use, RTNL */
 	u32 max_channels;		/* the pool's ref_queues per pair */
 	struct drack_alloc alloc;
@@ -146,10 +153,18 @@ int drack_napi_poll(struct napi_struct *napi, int budget);
 void drack_dev_kick(struct drack_dev *dd);
 void drack_dev_kick_irq(struct drack_dev *dd);
 bool drack_dev_pending(struct drack_dev *dd);
+/* Iterate over the peers in @mask (host ids, below dd->nhosts). */
+#define drack_for_each_in(mask, peer, m)				\
+	for ((m) = (mask); (m) && ((peer) = __ffs64(m), 1); (m) &= (m) - 1)
 /* Iterate over the present peers, as last seen by the tick. */
 #define drack_for_each_peer(dd, peer, m)				\
-	for ((m) = READ_ONCE((dd)->present);				\
-	     (m) && ((peer) = __ffs64(m), 1); (m) &= (m) - 1)
+	drack_for_each_in(READ_ONCE((dd)->present), peer, m)
+
+/* Every peer slot but ours: for the paths that must not miss one. */
+static inline u64 drack_all_peers(const struct drack_dev *dd)
+{
+	return GENMASK_ULL(dd->nhosts - 1, 0) & ~BIT_ULL(dd->host);
+}
 
 /* A Section request unanswered this long: no fabric manager, say so. */
 #define DRACK_SECTION_WAIT	(2 * HZ)
@@ -170,7 +185,7 @@ static inline bool drack_dev_active(const struct drack_dev *dd)
 void drack_dev_resume(struct drack_dev *dd);
 
 /* rx.c helpers used while the interface is down or leaving */
-void drack_rx_drain_returns(struct drack_dev *dd);
+void drack_rx_drain_returns(struct drack_dev *dd, u64 peers);
 void drack_rx_drop_all(struct drack_dev *dd);
 bool drack_rx_pending(struct drack_dev *dd);
 bool drack_rx_want_returns(struct drack_dev *dd);
@@ -201,7 +216,7 @@ struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct napi_struct *napi,
  */
 u32 drack_rxref_reclaim(struct drack_dev *dd, struct drack_peer *p,
 			bool alive, int *space);
-bool drack_rxref_holding(struct drack_dev *dd);
+bool drack_rxref_holding(struct drack_dev *dd, u64 peers);
 /* Leaving: stop tracking what is still held; returns how many. */
 u32 drack_rxref_forget(struct drack_dev *dd);
 

@@ -101,7 +101,7 @@ static void drack_dev_say_carrier(struct drack_dev *dd, u32 why)
 void drack_dev_update_carrier(struct drack_dev *dd)
 {
 	bool reachable = false;
-	u64 peers = 0;
+	u64 peers = 0, watch = 0;
 	u32 h, state, why;
 
 	for (h = 0; h < dd->nhosts; h++) {
@@ -111,9 +111,14 @@ void drack_dev_update_carrier(struct drack_dev *dd)
 		drack_dev_seen_state(dd, h, state);
 		if (state == DRACK_HOST_UP || state == DRACK_HOST_LEAVING)
 			peers |= BIT_ULL(h);
+		/* Gone, but Buffers still out either way: keep looking. */
+		if (drack_alloc_peer_lent(&dd->alloc, h) ||
+		    READ_ONCE(dd->peers[h].held.live))
+			watch |= BIT_ULL(h);
 		reachable |= drack_host_reachable(dd->pool, h);
 	}
 	WRITE_ONCE(dd->present, peers);
+	WRITE_ONCE(dd->watch, peers | watch);
 	why = drack_dev_section_reason(dd);
 	if (why == DRACK_CARRIER_OK && !reachable)
 		why = DRACK_CARRIER_NO_PEER;
@@ -421,7 +426,7 @@ static u32 drack_dev_wait_returns(struct drack_dev *dd)
 	for (i = 0;; i++) {
 		spin_lock_bh(&dd->rx_lock);
 		drack_rx_drop_all(dd);
-		drack_rx_drain_returns(dd);
+		drack_rx_drain_returns(dd, drack_all_peers(dd));
 		holds = drack_rx_holds_buffers(dd);
 		spin_unlock_bh(&dd->rx_lock);
 		for (lent = 0, cls = 0; cls < DRACK_NR_CLASSES; cls++) {

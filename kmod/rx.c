@@ -196,17 +196,15 @@ static int drack_rx_peer(struct drack_dev *dd, struct drack_rxq *rq,
 	return done;
 }
 
-void drack_rx_drain_returns(struct drack_dev *dd)
+void drack_rx_drain_returns(struct drack_dev *dd, u64 peers)
 {
-	u64 ok = 0, bad = 0, pok, pbad;
+	u64 ok = 0, bad = 0, pok, pbad, m;
 	struct drack_peer *p;
 	int garbage;
 	u32 peer;
 
-	/* Every ring, not just present peers: one that left returned ours. */
-	for (peer = 0; peer < dd->nhosts; peer++) {
-		if (peer == dd->host)
-			continue;
+	/* Not just present peers: one that left returned ours. */
+	drack_for_each_in(peers, peer, m) {
 		p = &dd->peers[peer];
 		/* Held Buffers of an owner gone: it took them back already. */
 		if (p->held.live && !drack_peer_alive(p))
@@ -248,7 +246,7 @@ bool drack_rx_holds_buffers(struct drack_dev *dd)
 	u32 peer;
 	u64 m;
 
-	if (drack_rxref_holding(dd))
+	if (drack_rxref_holding(dd, drack_all_peers(dd)))
 		return true;
 	drack_for_each_peer(dd, peer, m)
 		if (drack_peer_rx_pending(&dd->peers[peer]) &&
@@ -284,9 +282,10 @@ bool drack_rx_returns_due(struct drack_dev *dd)
 	bool want = false, asked = false;
 	struct drack_ring *r;
 	u32 peer, n;
+	u64 m;
 
-	for (peer = 0; peer < dd->nhosts; peer++) {
-		if (peer == dd->host || drack_peer_quiet(&dd->peers[peer]))
+	drack_for_each_in(READ_ONCE(dd->watch), peer, m) {
+		if (drack_peer_quiet(&dd->peers[peer]))
 			continue;
 		r = &dd->peers[peer].ret_in;
 		/* Not trusted: a bad index only makes the poll come sooner. */
@@ -309,9 +308,10 @@ bool drack_rx_returns_due(struct drack_dev *dd)
 bool drack_rx_returns_pending(struct drack_dev *dd)
 {
 	u32 peer;
+	u64 m;
 
-	for (peer = 0; peer < dd->nhosts; peer++)
-		if (peer != dd->host && !drack_peer_quiet(&dd->peers[peer]) &&
+	drack_for_each_in(READ_ONCE(dd->watch), peer, m)
+		if (!drack_peer_quiet(&dd->peers[peer]) &&
 		    drack_ring_pending(&dd->peers[peer].ret_in))
 			return true;
 	return false;
@@ -366,8 +366,8 @@ static bool drack_rx_arm(struct drack_rxq *rq)
 		return pending;
 	/* Returns at once when something waits, else by the quarter ring. */
 	want = drack_rx_want_returns(dd);
-	for (peer = 0; peer < dd->nhosts; peer++) {
-		if (peer == dd->host || drack_peer_quiet(&dd->peers[peer]))
+	drack_for_each_in(READ_ONCE(dd->watch), peer, m) {
+		if (drack_peer_quiet(&dd->peers[peer]))
 			continue;
 		r = &dd->peers[peer].ret_in;
 		pending |= want ? drack_ring_arm(r) :
@@ -451,7 +451,7 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 
 	if (first) {
 		spin_lock(&dd->rx_lock);
-		drack_rx_drain_returns(dd);
+		drack_rx_drain_returns(dd, READ_ONCE(dd->watch));
 		spin_unlock(&dd->rx_lock);
 		drack_nic_port_bufs_back(dd);	/* vNICs waiting for them */
 		/* Only now, with returns taken back, is a class really short. */
@@ -491,7 +491,7 @@ int drack_napi_poll(struct napi_struct *napi, int budget)
 		 * Nothing tells us when the stack lets go of a page: look,
 		 * at once while Buffers come back, every 50 ms while none do.
 		 */
-		else if (drack_rxref_holding(dd) &&
+		else if (drack_rxref_holding(dd, READ_ONCE(dd->watch)) &&
 			 !timer_pending(&dd->held_timer))
 			mod_timer(&dd->held_timer, jiffies +
 				  (READ_ONCE(dd->held_progress) ? 1 : HZ / 20));

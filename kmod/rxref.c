@@ -396,11 +396,12 @@ u32 drack_rxref_reclaim(struct drack_dev *dd, struct drack_peer *p,
 	return done;
 }
 
-bool drack_rxref_holding(struct drack_dev *dd)
+bool drack_rxref_holding(struct drack_dev *dd, u64 peers)
 {
 	u32 p;
+	u64 m;
 
-	for (p = 0; p < dd->nhosts; p++)
+	drack_for_each_in(peers, p, m)
 		if (READ_ONCE(dd->peers[p].held.live))
 			return true;
 	return false;

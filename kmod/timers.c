@@ -173,7 +173,7 @@ static void drack_liveness_work(struct work_struct *work)
 	} else {
 		spin_lock_bh(&dd->rx_lock);
 		drack_rx_drop_all(dd);
-		drack_rx_drain_returns(dd);
+		drack_rx_drain_returns(dd, drack_all_peers(dd));
 		spin_unlock_bh(&dd->rx_lock);
 	}
 }

@@ -15,10 +15,12 @@ MB=${DRACK_INSNS_MB:-64}
 REPS=${DRACK_INSNS_REPS:-3}
 LOAD=${DRACK_INSNS_LOAD:?}
 CHANNELS=${DRACK_INSNS_CHANNELS:-1}
+MODPARAMS=${DRACK_INSNS_MODPARAMS:-}
 D=$DRACK_LOGDIR
 
 setup() {
-	drack_load && drack_start_fmd && drack_hosts 2 || return 1
+	# shellcheck disable=SC2086 # words: "max_hosts=64 ..."
+	drack_load $MODPARAMS && drack_start_fmd && drack_hosts 2 || return 1
 	drack_netns_add v0 && drack_netns_add v1 || return 1
 	ip link add veth0 netns v0 type veth peer name veth1 netns v1 || return 1
 	ip -n v0 addr add 198.18.0.101/24 dev veth0 && ip -n v0 link set veth0 up &&

@@ -11,7 +11,8 @@
 # Env: DRACK_INSNS_COUNT (2000) round trips, DRACK_INSNS_MB (64) MB per
 # stream, DRACK_INSNS_REPS (3) runs of each (paths alternating; the
 # median run of each path is reported), DRACK_INSNS_TOP (25) functions
-# listed per comparison, DRACK_INSNS_CHANNELS (1) rack0's queue pairs.
+# listed per comparison, DRACK_INSNS_CHANNELS (1) rack0's queue pairs,
+# DRACK_INSNS_MODPARAMS (none) drack.ko's parameters, e.g. max_hosts=64.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -21,6 +22,7 @@ out=$(mktemp -d /tmp/drack-insns.XXXXXX)
 cp tests/bench/insn-prof.so tests/bench/insn-load "$out/"
 env="DRACK_INSNS_COUNT=${DRACK_INSNS_COUNT:-2000} DRACK_INSNS_MB=${DRACK_INSNS_MB:-64}"
 env+=" DRACK_INSNS_REPS=${DRACK_INSNS_REPS:-3} DRACK_INSNS_CHANNELS=${DRACK_INSNS_CHANNELS:-1}"
+env+=" DRACK_INSNS_MODPARAMS='${DRACK_INSNS_MODPARAMS:-}'"
 env+=" DRACK_INSNS_LOAD=$out/insn-load"
 DRACK_VM_ACCEL=tcg tools/rack/run-guest.sh --smp 2 --timeout 1800 --name drack-insns \
 	--outdir "$out/guest" --qemu-extra "-plugin $out/insn-prof.so,out=$out/counts" \
