@@ -169,6 +169,10 @@ static void drack_liveness_work(struct work_struct *work)
 			local_bh_disable();
 			napi_schedule(drack_dev_napi(dd));
 			local_bh_enable();
+		} else if (drack_rxref_holding(dd, READ_ONCE(dd->watch)) &&
+			   !timer_pending(&dd->held_timer)) {
+			/* A poll that ran as their peer left did not look. */
+			mod_timer(&dd->held_timer, jiffies + 1);
 		}
 	} else {
 		spin_lock_bh(&dd->rx_lock);
