@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# wide_pool: a pool formatted for 64 hosts with three in use, one of them
+# in the last slot.
+#
+#   h0  rack0 host 0  198.18.0.1  --+
+#   h37 rack0 host 37 198.18.0.38 --+-- pool 0 (ram, max_hosts=64)
+#   h63 rack0 host 63 198.18.0.64 --+
+#
+# A poll's return and held-Buffer work visits only the peers it has to
+# (dd->watch: the present ones, and any that still hold Buffers either
+# way), not all 64 slots. Slot 63 is bit 63 of every mask.
+#
+# streams: h63 -> h0 and h0 -> h63, by reference, intact, and every
+# Buffer home, on both sides. owner_left: h0's socket keeps h63's data
+# unread (by reference) while h63's link is deleted; h63 is then neither
+# present nor alive, yet h0 must still look at it, drop its held Buffers
+# (rx_held back to 0, the socket's data still readable and intact), and
+# the socket reads it all afterwards.
+#
+# What breaks it: a mask that loses high slots (streams: returns from
+# host 63 never taken), a watch of present peers only (owner_left: h0
+# keeps holding the Buffers of a host that left), leaks (dmesg_clean).
+. "$(dirname "$0")/lib.sh"
+
+ktap_plan 8
+
+STREAM=(python3 "$DRACK_TESTDIR/stream.py")
+PORT=5401
+sysctl -qw net.core.rmem_max=67108864
+
+# wide_host I: netns hI with rack0 joined as host I of pool 0
+wide_host() {
+	local i=$1 ns=h$1 mac
+	drack_netns_add "$ns" || return 1
+	IP_LIB_DIR=$DRACK_IP_LIB_DIR ip link add rack0 netns "$ns" type drack pool 0 host "$i" ||
+		{ echo "ip link add rack0 netns $ns type drack pool 0 host $i failed"; return 1; }
+	DRACK_HOSTS+=("$ns")
+	mac=$(in_ns "$ns" cat /sys/class/net/rack0/address)
+	[[ $mac == "$(host_mac "$i")" ]] || { echo "$ns: MAC $mac, expected $(host_mac "$i")"; return 1; }
+	ip -n "$ns" addr add "$(ip4 "$i")/24" dev rack0 && ip -n "$ns" link set rack0 up
+}
+
+setup_wide() {
+	drack_load max_hosts=64 && drack_start_fmd || return 1
+	[[ $(cat /sys/module/drack/parameters/max_hosts) == 64 ]] || { echo "max_hosts not 64"; return 1; }
+	local i
+	for i in 0 37 63; do wide_host "$i" || return 1; done
+	for i in 0 37 63; do
+		wait_for 10 has_carrier "h$i" || { echo "h$i: no carrier"; return 1; }
+	done
+	wait_for 20 ping_once h63 "$(ip4 0)" && wait_for 20 ping_once h37 "$(ip4 0)" &&
+		wait_for 20 ping_once h37 "$(ip4 63)"
+}
+ktap_check setup setup_wide || ktap_finish
+
+# xfer FROM TO NAME BYTES [recv args]: one checked stream hFROM -> hTO
+xfer() {
+	local from=$1 to=$2 name=$3 bytes=$4 got sent pid
+	shift 4
+	rm -f "$DRACK_LOGDIR/$name.ready"
+	ip netns exec "h$to" "${STREAM[@]}" recv "$PORT" --ready "$DRACK_LOGDIR/$name.ready" "$@" \
+		>"$DRACK_LOGDIR/$name.recv" 2>&1 </dev/null &
+	pid=$!
+	DRACK_PIDS+=("$pid")
+	wait_for 30 test -e "$DRACK_LOGDIR/$name.ready" || { echo "h$to: receiver did not start"; return 1; }
+	sent=$(in_ns "h$from" timeout 120 "${STREAM[@]}" send "$(ip4 "$to")" "$PORT" "$bytes") ||
+		{ echo "h$from: send failed: $sent"; return 1; }
+	wait_for 60 eval "! kill -0 $pid 2>/dev/null" || { echo "h$to: receiver did not finish"; return 1; }
+	got=$(cat "$DRACK_LOGDIR/$name.recv")
+	[[ $got == "$sent" ]] || { echo "sent $sent, received $got"; return 1; }
+}
+
+stream_to() { # FROM TO: 16 MB, most of it by reference
+	local from=$1 to=$2 ref
+	snap s "h$to"
+	xfer "$from" "$to" "s$from-$to" $((16 << 20)) || return 1
+	ref=$(delta s "h$to" rx_byref)
+	echo "h$from -> h$to: 16 MB intact, h$to rx_byref +$ref"
+	((ref > 100))
+}
+ktap_check stream_63_to_0 stream_to 63 0 && diag "$(cat "$DRACK_LOGDIR/check.out")"
+ktap_check stream_0_to_63 stream_to 0 63 && diag "$(cat "$DRACK_LOGDIR/check.out")"
+ktap_check buffers_home_streams drack_check_buffers_home
+
+held_none() { [[ $(drack_stat h0 rx_held) == 0 ]]; }
+
+# h63 sends 1 MB that h0's socket does not read yet (by reference: h0
+# holds h63's Buffers), then h63's link goes. Its leave waits a bounded
+# 2 s for them and goes; h0 must let go of them without a read. (1 MB:
+# with 64 slots in 64 MB drack-fmd grants a host one Section of each
+# class, 2 MB of 64 KB Buffers, all of which a reader may hold.)
+owner_left() {
+	local hold=$DRACK_LOGDIR/hold held sent pid got
+	rm -f "$hold" "$DRACK_LOGDIR/left.ready"
+	ip netns exec h0 "${STREAM[@]}" recv "$PORT" --rcvbuf $((32 << 20)) --hold "$hold" \
+		--ready "$DRACK_LOGDIR/left.ready" >"$DRACK_LOGDIR/left.recv" 2>&1 </dev/null &
+	pid=$!
+	DRACK_PIDS+=("$pid")
+	wait_for 30 test -e "$DRACK_LOGDIR/left.ready" || { echo "h0: receiver did not start"; return 1; }
+	sent=$(in_ns h63 timeout 120 "${STREAM[@]}" send "$(ip4 0)" "$PORT" $((1 << 20))) ||
+		{ echo "h63: send failed: $sent"; return 1; }
+	# All of it and the FIN in h0's socket before h63 goes.
+	wait_for 30 eval "in_ns h0 ss -Htn state close-wait '( sport = :$PORT )' | grep -q ." ||
+		{ echo "h0: the stream's end did not arrive"; return 1; }
+	held=$(drack_stat h0 rx_held)
+	echo "h0 holds $held Buffers of h63, unread"
+	((held > 0)) || return 1
+	timeout 30 ip -n h63 link del rack0 || { echo "h63: link del failed"; return 1; }
+	DRACK_HOSTS=(h0 h37)
+	wait_for 10 held_none || { echo "h63 left; h0 still holds $(drack_stat h0 rx_held) of its Buffers"; return 1; }
+	touch "$hold"
+	wait_for 30 eval "! kill -0 $pid 2>/dev/null" || { echo "h0: receiver did not finish"; return 1; }
+	got=$(cat "$DRACK_LOGDIR/left.recv")
+	[[ $got == "$sent" ]] || { echo "sent $sent, received $got"; return 1; }
+	echo "h0: rx_held 0 once h63 left; then read $got"
+}
+ktap_check owner_left owner_left && diag "$(cat "$DRACK_LOGDIR/check.out")"
+
+drack_finish
