@@ -81,8 +81,11 @@ static void drack_buf_push(struct drack_alloc *a, struct drack_section_state *s,
 {
 	struct drack_class_alloc *ca = &a->cls[s->buf_class];
 
-	if (s->lent_to[index] < DRACK_MAX_HOSTS)
-		a->peer_lent[s->buf_class][s->lent_to[index]]--;
+	u32 peer = s->lent_to[index];
+
+	if (peer < DRACK_MAX_HOSTS &&
+	    --a->peer_lent[s->buf_class][peer] * 2 < ca->total)
+		ca->half_lent = false;	/* another such peer sets it again */
 	s->lent_to[index] = DRACK_NOT_LENT;
 	s->nlent--;
 	if (s->draining)
@@ -106,6 +109,15 @@ void drack_alloc_set_peer_cap(struct drack_alloc *a, u64 bytes)
 	}
 }
 
+void drack_alloc_set_ref_hold(struct drack_alloc *a, u64 bytes)
+{
+	u32 c;
+
+	for (c = 0; c < DRACK_NR_CLASSES; c++)
+		WRITE_ONCE(a->half_grow[c],
+			   min_t(u64, (bytes >> DRACK_CLASS_SHIFT(c)) * 2, U32_MAX));
+}
+
 u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
 {
 	unsigned long flags;
@@ -122,7 +134,9 @@ u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
 		s = drack_buf_section(a, off, &index);
 		s->lent_to[index] = peer;
 		s->nlent++;
-		a->peer_lent[buf_class][peer]++;
+		if (++a->peer_lent[buf_class][peer] * 2 >= ca->total &&
+		    ca->total < a->half_grow[buf_class])
+			ca->half_lent = true;
 	}
 	spin_unlock_irqrestore(&a->lock, flags);
 	return off;
@@ -191,6 +205,7 @@ int drack_alloc_add_section(struct drack_alloc *a, u32 section, u32 buf_class)
 	ca->total += nbufs;
 	ca->sections++;
 	ca->requested = false;
+	ca->half_lent = false;	/* the next Buffer lent says again */
 	spin_unlock_irqrestore(&a->lock, flags);
 	return 0;
 }
@@ -233,6 +248,7 @@ u32 drack_alloc_release(struct drack_alloc *a)
 		a->cls[sec].draining = 0;
 		a->cls[sec].parked = 0;
 		a->cls[sec].requested = false;
+		a->cls[sec].half_lent = false;
 	}
 	/* Nothing is lent any more: no peer is at its cap after a rejoin. */
 	memset(a->peer_lent, 0, sizeof(a->peer_lent));

@@ -34,6 +34,7 @@ struct drack_class_alloc {
 	u32 draining;		/* Sections revoked, not yet given back */
 	u32 parked;		/* free Buffers of those Sections */
 	bool requested;		/* a Section request is outstanding */
+	bool half_lent;		/* one peer holds half of total: ask for more */
 	unsigned long requested_at;	/* since when */
 	unsigned long asked_at;		/* last event sent to the FM */
 };
@@ -70,6 +71,12 @@ struct drack_alloc {
 	 */
 	u32 peer_cap[DRACK_NR_CLASSES];
 	u32 peer_lent[DRACK_NR_CLASSES][DRACK_MAX_HOSTS];
+	/*
+	 * A peer that receives by reference holds at most half of a class
+	 * (rxref.c): below this many Buffers a class grows once one peer
+	 * has half of it. Above it the peer's own cap (rx_ref_max_mb) binds.
+	 */
+	u32 half_grow[DRACK_NR_CLASSES];
 	struct drack_section_state **sec;	/* by Section id */
 };
 
@@ -81,6 +88,8 @@ void drack_alloc_free(struct drack_alloc *a);
 
 /* At most @bytes of Buffers of each class lent to one peer (0: no cap). */
 void drack_alloc_set_peer_cap(struct drack_alloc *a, u64 bytes);
+/* A peer may hold @bytes by reference: grow a class below twice that. */
+void drack_alloc_set_ref_hold(struct drack_alloc *a, u64 bytes);
 
 /* @peer holds its cap of @buf_class: drack_buf_get() lends it no more. */
 static inline bool drack_buf_peer_capped(const struct drack_alloc *a,
@@ -146,8 +155,23 @@ static inline u32 drack_buf_class(u32 len)
 							 DRACK_CLASS_64K;
 }
 
-/* Is the class short of Buffers (time to ask the FM for a Section)? */
+/* Is the class short of free Buffers (returns are wanted now)? */
 bool drack_alloc_low(struct drack_alloc *a, u32 buf_class);
+
+/*
+ * Time to ask the FM for a Section of the class: short of free Buffers,
+ * or one peer holds half of them, as much as a reader by reference may
+ * hold (so it may hold more, and others still find some). Asked once:
+ * the tick repeats an unanswered request.
+ */
+static inline bool drack_alloc_wants_section(struct drack_alloc *a,
+					     u32 buf_class)
+{
+	const struct drack_class_alloc *ca = &a->cls[buf_class];
+
+	return drack_alloc_low(a, buf_class) ||
+	       (READ_ONCE(ca->half_lent) && !READ_ONCE(ca->requested));
+}
 
 struct drack_class_counters {
 	u32 sections, total, free, inflight, draining;

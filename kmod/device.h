@@ -202,6 +202,8 @@ void drack_rx_held_timer(struct timer_list *t);
 #define DRACK_RX_SMALL		256		/* up past GRO (rx.c) */
 int drack_rxref_init(struct drack_dev *dd);
 void drack_rxref_free(struct drack_dev *dd);
+/* Bytes of one peer's Buffers held by reference at most (rx_ref_max_mb). */
+u64 drack_rxref_max_bytes(void);
 /*
  * An skb for @len bytes at Buffer @off of @p: around the Buffer if @size
  * (its class size; 0: it may not be held) and @p's cap allow, *@held

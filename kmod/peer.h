@@ -45,6 +45,7 @@ struct drack_held {
 	u32 live;			/* Buffers held */
 	u32 next;			/* the rotating check, from head */
 	u64 bytes;
+	u64 class_bytes[DRACK_NR_CLASSES];
 };
 
 struct drack_peer {

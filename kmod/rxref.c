@@ -41,6 +41,11 @@ module_param_named(rx_ref_max_mb, drack_rx_ref_max_mb, uint, 0644);
 MODULE_PARM_DESC(rx_ref_max_mb,
 		 "Buffers of one peer that sockets may hold by reference, in MB; past it frames are copied; 0: always copy (default 4)");
 
+u64 drack_rxref_max_bytes(void)
+{
+	return (u64)READ_ONCE(drack_rx_ref_max_mb) << 20;
+}
+
 int drack_rxref_init(struct drack_dev *dd)
 {
 	u32 p;
@@ -100,9 +105,7 @@ static void drack_held_compact(struct drack_held *h)
 /* May the peer's Buffer of @size bytes be held, within our own cap? */
 static bool drack_rxref_room(struct drack_held *h, u32 size)
 {
-	u64 max = (u64)READ_ONCE(drack_rx_ref_max_mb) << 20;
-
-	if (h->bytes + size > max)
+	if (h->bytes + size > drack_rxref_max_bytes())
 		return false;
 	if (h->n == h->cap && h->live < h->cap)
 		drack_held_compact(h);
@@ -160,7 +163,7 @@ static enum drack_dev_stat drack_rxref_holdable(struct drack_dev *dd,
 	struct drack_pool *pool = dd->pool;
 	const struct drack_host_entry *e = drack_host_entry(pool, p->id);
 	const struct drack_section_entry *s;
-	u32 cap_kb;
+	u32 cap_kb, c, secs;
 
 	if (drack_host_state(pool, p->id) != DRACK_HOST_UP)
 		return DRACK_S_RX_COPIED;
@@ -170,6 +173,15 @@ static enum drack_dev_stat drack_rxref_holdable(struct drack_dev *dd,
 	 */
 	cap_kb = le32_to_cpu(READ_ONCE(e->lend_cap_kb));
 	if (cap_kb && p->held.bytes + size > (u64)cap_kb << 9)
+		return DRACK_S_RX_COPIED_LEND_CAP;
+	/*
+	 * And half of what it owns of the class: a socket that never reads
+	 * must not hold all of a small owner's Buffers either.
+	 */
+	c = drack_buf_class(size);
+	secs = le16_to_cpu(READ_ONCE(e->lend_sections[c]));
+	if (secs && p->held.class_bytes[c] + size >
+		    (u64)secs << (DRACK_SECTION_SHIFT - 1))
 		return DRACK_S_RX_COPIED_LEND_CAP;
 	s = drack_section_entry(pool, off >> DRACK_SECTION_SHIFT);
 	if (READ_ONCE(s->flags) & DRACK_SECTION_F_REVOKE)
@@ -210,6 +222,7 @@ struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct napi_struct *napi,
 		b->gen = gen;
 		b->since = (u32)jiffies;
 		h->bytes += size;
+		h->class_bytes[drack_buf_class(size)] += size;
 		*held = true;
 		drack_stat_inc(&dd->stats, DRACK_S_RX_BYREF);
 		drack_stat_add(&dd->stats, DRACK_S_RX_BYREF_FRAGS,
@@ -262,6 +275,7 @@ static u32 drack_rxref_drop(struct drack_dev *dd, struct drack_peer *p)
 	WRITE_ONCE(h->live, 0);
 	h->next = 0;
 	h->bytes = 0;
+	memset(h->class_bytes, 0, sizeof(h->class_bytes));
 	return n;
 }
 
@@ -291,6 +305,7 @@ static int drack_rxref_check(struct drack_dev *dd, struct drack_peer *p,
 		(*space)--;
 	}
 	h->bytes -= b->size;
+	h->class_bytes[drack_buf_class(b->size)] -= b->size;
 	WRITE_ONCE(h->live, h->live - 1);
 	b->size = 0;
 	return 1;

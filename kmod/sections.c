@@ -6,7 +6,7 @@
 #include "device.h"
 #include "trace.h"
 
-/* Mark classes short of Buffers as requested and let the work ask the FM. */
+/* Mark classes short of Buffers (or half lent) as requested and let the work ask the FM. */
 void drack_dev_request_sections(struct drack_dev *dd)
 {
 	struct drack_alloc *a = &dd->alloc;
@@ -16,7 +16,7 @@ void drack_dev_request_sections(struct drack_dev *dd)
 
 	spin_lock_irqsave(&a->lock, flags);
 	for (c = 0; c < DRACK_NR_CLASSES; c++) {
-		if (a->cls[c].requested || !drack_alloc_low(a, c))
+		if (a->cls[c].requested || !drack_alloc_wants_section(a, c))
 			continue;
 		a->cls[c].requested = true;
 		a->cls[c].requested_at = jiffies;

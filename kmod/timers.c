@@ -122,15 +122,30 @@ static void drack_heartbeat_work(struct work_struct *work)
 /* Per-peer isolation: apply the Buffer cap, find stalled peers. */
 static void drack_isolation(struct drack_dev *dd)
 {
+	u32 cap_mb = READ_ONCE(drack_peer_max_lent_mb), c, n;
+	struct drack_host_entry *e = drack_dev_entry(dd);
 	bool stalled;
+	u64 hold;
 	int p;
-
-	u32 cap_mb = READ_ONCE(drack_peer_max_lent_mb);
 
 	drack_alloc_set_peer_cap(&dd->alloc, (u64)cap_mb << 20);
 	/* Peers holding our Buffers by reference keep well below it. */
-	WRITE_ONCE(drack_dev_entry(dd)->lend_cap_kb,
+	WRITE_ONCE(e->lend_cap_kb,
 		   cpu_to_le32(min_t(u64, (u64)cap_mb << 10, U32_MAX)));
+	/*
+	 * ... and below half of each class (rxref.c), so we ask for more
+	 * once one of them holds half, as long as that is less than it may
+	 * hold by reference.
+	 */
+	for (c = 0; c < DRACK_NR_CLASSES; c++) {
+		n = READ_ONCE(dd->alloc.cls[c].sections) -
+		    READ_ONCE(dd->alloc.cls[c].draining);
+		WRITE_ONCE(e->lend_sections[c], cpu_to_le16(min(n, U16_MAX)));
+	}
+	hold = drack_rxref_max_bytes();
+	if (cap_mb)
+		hold = min(hold, (u64)cap_mb << 19);
+	drack_alloc_set_ref_hold(&dd->alloc, hold);
 	stalled = drack_tx_check_stall(dd, &p);
 	if (p < 0)
 		return;

@@ -100,7 +100,7 @@ static int drack_tx_post(struct drack_dev *dd, u32 q, const struct sk_buff *skb,
 		napi_schedule(drack_dev_napi(dd));
 		return -ENOBUFS;
 	}
-	if (drack_alloc_low(&dd->alloc, buf_class))
+	if (drack_alloc_wants_section(&dd->alloc, buf_class))
 		napi_schedule(drack_dev_napi(dd));
 
 	buf = drack_pool_ptr(dd->pool, off);

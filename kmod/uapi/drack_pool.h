@@ -115,7 +115,8 @@ struct drack_host_entry {
 	__le32 refused;			/* enum drack_refusal */
 	__le64 released;		/* bit p: holds nothing of DEAD host p */
 	__le32 lend_cap_kb;		/* Buffers one peer may hold, per class */
-	__u8 reserved[4];
+	/* Sections it lends Buffers from, per class (0: not said) */
+	__le16 lend_sections[DRACK_NR_CLASSES];
 };
 
 /*

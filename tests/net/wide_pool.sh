@@ -13,18 +13,24 @@
 # way), not all 64 slots. Slot 63 is bit 63 of every mask.
 #
 # streams: h63 -> h0 and h0 -> h63, by reference, intact, and every
-# Buffer home, on both sides. owner_left: h0's socket keeps h63's data
+# Buffer home, on both sides. small_owner: with 64 slots in a 64 MB pool
+# each host gets one 2 MB Section of 64 KB Buffers; a socket on h0 that
+# never reads may hold only half of h63's, the rest is copied, and h63
+# neither runs out nor finds h0 stalled. owner_left: h0's socket keeps h63's data
 # unread (by reference) while h63's link is deleted; h63 is then neither
 # present nor alive, yet h0 must still look at it, drop its held Buffers
 # (rx_held back to 0, the socket's data still readable and intact), and
 # the socket reads it all afterwards.
 #
 # What breaks it: a mask that loses high slots (streams: returns from
-# host 63 never taken), a watch of present peers only (owner_left: h0
-# keeps holding the Buffers of a host that left), leaks (dmesg_clean).
+# host 63 never taken), a reader's cap blind to how few Buffers the
+# owner has (small_owner: h0 holds all 32, h63's queue stops, the
+# stream's end never arrives), a watch of present peers only
+# (owner_left: h0 keeps holding the Buffers of a host that left), leaks
+# (dmesg_clean).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 8
+ktap_plan 9
 
 STREAM=(python3 "$DRACK_TESTDIR/stream.py")
 PORT=5401
@@ -86,24 +92,64 @@ ktap_check buffers_home_streams drack_check_buffers_home
 
 held_none() { [[ $(drack_stat h0 rx_held) == 0 ]]; }
 
+# h0_recv NAME PORT HOLD: h0 receives one stream on PORT, reading
+# nothing until HOLD exists; sets RPID
+h0_recv() {
+	rm -f "$3" "$DRACK_LOGDIR/$1.ready"
+	ip netns exec h0 "${STREAM[@]}" recv "$2" --rcvbuf $((32 << 20)) --hold "$3" \
+		--ready "$DRACK_LOGDIR/$1.ready" >"$DRACK_LOGDIR/$1.recv" 2>&1 </dev/null &
+	RPID=$!
+	DRACK_PIDS+=("$RPID")
+	wait_for 30 test -e "$DRACK_LOGDIR/$1.ready" || { echo "h0: receiver did not start"; return 1; }
+}
+
+# h0_ended PORT: all of the stream and its FIN are in h0's socket
+h0_ended() { in_ns h0 ss -Htn state close-wait "( sport = :$1 )" | grep -q .; }
+
+# A socket on h0 that never reads is sent twice what h63 owns of 64 KB
+# Buffers (64 slots in 64 MB: drack-fmd's quota leaves each host one
+# Section of each class). h0 holds at most half of them by reference
+# (h63 publishes its Sections per class, lend_sections) and copies the
+# rest: h63 never runs out, the stream ends, and h63 never finds h0
+# stalled. Then the socket reads it all, intact.
+small_owner() {
+	local port=5402 hold=$DRACK_LOGDIR/hold2 secs stalls asked sent got inflight now
+	secs=$(drack_stat h63 buf64k_sections)
+	stalls=$(drack_stat h63 peer_stalls)
+	asked=$(drack_stat h63 section_requests)
+	((secs > 0)) || { echo "h63 owns no 64 KB Section"; return 1; }
+	snap o h0
+	h0_recv small "$port" "$hold" || return 1
+	sent=$(in_ns h63 timeout 30 "${STREAM[@]}" send "$(ip4 0)" "$port" $((secs << 22))) ||
+		{ echo "h63: send failed: $sent"; drack_dump_stats; return 1; }
+	wait_for 20 h0_ended "$port" ||
+		{ echo "h0: the stream's end did not arrive"; drack_dump_stats; return 1; }
+	inflight=$(drack_stat h63 buf64k_inflight)
+	now=$(drack_stat h63 buf64k_sections)
+	echo "h63 owns $now Section(s) of 64 KB Buffers ($secs before), $inflight of them held by h0; h0 rx_byref +$(delta o h0 rx_byref), rx_copied_lend_cap +$(delta o h0 rx_copied_lend_cap); h63 section_requests +$(($(drack_stat h63 section_requests) - asked)) (drack-fmd: $(grep -c 'host 63: .*refused' /tmp/fmd.log) refused), peer_stalls +$(($(drack_stat h63 peer_stalls) - stalls))"
+	# Half of what h63 has now (it may have been granted more meanwhile).
+	((inflight <= now * 16 && $(delta o h0 rx_copied_lend_cap) > 0)) || return 1
+	(($(drack_stat h63 peer_stalls) == stalls)) || return 1
+	touch "$hold"
+	wait_for 30 eval "! kill -0 $RPID 2>/dev/null" || { echo "h0: receiver did not finish"; return 1; }
+	got=$(cat "$DRACK_LOGDIR/small.recv")
+	[[ $got == "$sent" ]] || { echo "sent $sent, received $got"; return 1; }
+	drack_check_buffers_home
+}
+ktap_check small_owner small_owner && diag "$(head -n 1 "$DRACK_LOGDIR/check.out")"
+
 # h63 sends 1 MB that h0's socket does not read yet (by reference: h0
 # holds h63's Buffers), then h63's link goes. Its leave waits a bounded
 # 2 s for them and goes; h0 must let go of them without a read. (1 MB:
 # with 64 slots in 64 MB drack-fmd grants a host one Section of each
 # class, 2 MB of 64 KB Buffers, all of which a reader may hold.)
 owner_left() {
-	local hold=$DRACK_LOGDIR/hold held sent pid got
-	rm -f "$hold" "$DRACK_LOGDIR/left.ready"
-	ip netns exec h0 "${STREAM[@]}" recv "$PORT" --rcvbuf $((32 << 20)) --hold "$hold" \
-		--ready "$DRACK_LOGDIR/left.ready" >"$DRACK_LOGDIR/left.recv" 2>&1 </dev/null &
-	pid=$!
-	DRACK_PIDS+=("$pid")
-	wait_for 30 test -e "$DRACK_LOGDIR/left.ready" || { echo "h0: receiver did not start"; return 1; }
+	local hold=$DRACK_LOGDIR/hold held sent got
+	h0_recv left "$PORT" "$hold" || return 1
 	sent=$(in_ns h63 timeout 120 "${STREAM[@]}" send "$(ip4 0)" "$PORT" $((1 << 20))) ||
 		{ echo "h63: send failed: $sent"; return 1; }
 	# All of it and the FIN in h0's socket before h63 goes.
-	wait_for 30 eval "in_ns h0 ss -Htn state close-wait '( sport = :$PORT )' | grep -q ." ||
-		{ echo "h0: the stream's end did not arrive"; return 1; }
+	wait_for 30 h0_ended "$PORT" || { echo "h0: the stream's end did not arrive"; return 1; }
 	held=$(drack_stat h0 rx_held)
 	echo "h0 holds $held Buffers of h63, unread"
 	((held > 0)) || return 1
@@ -111,7 +157,7 @@ owner_left() {
 	DRACK_HOSTS=(h0 h37)
 	wait_for 10 held_none || { echo "h63 left; h0 still holds $(drack_stat h0 rx_held) of its Buffers"; return 1; }
 	touch "$hold"
-	wait_for 30 eval "! kill -0 $pid 2>/dev/null" || { echo "h0: receiver did not finish"; return 1; }
+	wait_for 30 eval "! kill -0 $RPID 2>/dev/null" || { echo "h0: receiver did not finish"; return 1; }
 	got=$(cat "$DRACK_LOGDIR/left.recv")
 	[[ $got == "$sent" ]] || { echo "sent $sent, received $got"; return 1; }
 	echo "h0: rx_held 0 once h63 left; then read $got"

@@ -59,6 +59,7 @@ static unsigned long flip_states(void)
 		he->flags = htole32((uint32_t)rnd() & 3);
 		he->generation = htole32((uint32_t)rnd());
 		he->lend_cap_kb = htole32((uint32_t)rnd());
+		he->lend_sections[rnd() % DRACK_NR_CLASSES] = htole16((uint16_t)rnd());
 		st32(&he->state, states[rnd() % 7]);
 		flips++;
 		sleep_us(500);

@@ -352,6 +352,50 @@ TEST_F(alloc, low_water)
 	ASSERT_FALSE(drack_alloc_low(a, DRACK_CLASS_2K));
 }
 
+/*
+ * One peer holding half a class asks for a Section (a reader by
+ * reference may hold only half), while the class is below twice what
+ * the reader may hold; the flag goes once that peer hands one back.
+ */
+TEST_F(alloc, half_lent)
+{
+	struct drack_alloc *a = &self->a;
+	u64 off[N64K];
+	u32 i;
+
+	ASSERT_EQ(0, grant(a, 3, DRACK_CLASS_64K));
+	/* No hold said yet: low water only. */
+	for (i = 0; i < N64K / 2; i++)
+		off[i] = drack_buf_get(a, DRACK_CLASS_64K, PEER);
+	ASSERT_FALSE(drack_alloc_wants_section(a, DRACK_CLASS_64K));
+	for (i = 0; i < N64K / 2; i++)
+		ASSERT_EQ(0, drack_buf_return(a, off[i], PEER));
+
+	drack_alloc_set_ref_hold(a, 4 * MB);	/* grow below 8 MB: 128 */
+	for (i = 0; i < N64K / 2 - 1; i++)
+		off[i] = drack_buf_get(a, DRACK_CLASS_64K, PEER);
+	ASSERT_FALSE(drack_alloc_wants_section(a, DRACK_CLASS_64K)); /* 15 */
+	off[i] = drack_buf_get(a, DRACK_CLASS_64K, OTHER);
+	ASSERT_FALSE(drack_alloc_wants_section(a, DRACK_CLASS_64K));
+	ASSERT_EQ(0, drack_buf_return(a, off[i], OTHER));
+	off[i] = drack_buf_get(a, DRACK_CLASS_64K, PEER);	/* 16 of 32 */
+	ASSERT_FALSE(drack_alloc_low(a, DRACK_CLASS_64K));
+	ASSERT_TRUE(drack_alloc_wants_section(a, DRACK_CLASS_64K));
+	ASSERT_EQ(0, drack_buf_return(a, off[i], PEER));
+	ASSERT_FALSE(drack_alloc_wants_section(a, DRACK_CLASS_64K));
+	off[i] = drack_buf_get(a, DRACK_CLASS_64K, PEER);
+	ASSERT_TRUE(drack_alloc_wants_section(a, DRACK_CLASS_64K));
+	/* A grant: 16 of 64 is not half. */
+	ASSERT_EQ(0, grant(a, 4, DRACK_CLASS_64K));
+	ASSERT_FALSE(drack_alloc_wants_section(a, DRACK_CLASS_64K));
+	/* Four Sections, 128 Buffers: the reader's own cap binds first. */
+	ASSERT_EQ(0, grant(a, 5, DRACK_CLASS_64K));
+	ASSERT_EQ(0, grant(a, 6, DRACK_CLASS_64K));
+	for (i = 0; i < 2 * N64K - 16; i++)
+		ASSERT_NE(0ULL, drack_buf_get(a, DRACK_CLASS_64K, PEER));
+	ASSERT_FALSE(drack_alloc_wants_section(a, DRACK_CLASS_64K));
+}
+
 TEST(buf_class)
 {
 	ASSERT_EQ((u32)DRACK_CLASS_2K, drack_buf_class(0));

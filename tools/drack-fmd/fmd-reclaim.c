@@ -5,7 +5,8 @@
  * Every reclaim-interval-ms, for each UP host and Buffer class: if the
  * free Buffers it publishes exceed one Section's worth plus reclaim-slack
  * Sections' worth, it owns more than min-sections Sections of the class
- * and asks for none, revoke one of them, the most recently granted. The
+ * and asks for none, and over half of the Buffers left would be free,
+ * revoke one of them, the most recently granted. The
  * host stops lending Buffers from it at once and gives it back when its
  * Buffers are home. One revoke per host and class is in flight at a
  * time, and none within FMD_REVOKE_SETTLE_MS of a grant (no ping-pong).
@@ -178,6 +179,14 @@ void fmd_reclaim_pass(struct drack_nl *nl, struct fmd_pool *fp)
 			keep_free = per_section *
 				    (1 + (uint64_t)fmd_conf.reclaim_slack);
 			if (v.host[h].buffers_free[c] <= keep_free)
+				continue;
+			/*
+			 * Nor while over half of what would be left is out:
+			 * the host asks again once one peer holds half of a
+			 * class (its reader's cap by reference), and would.
+			 */
+			if ((v.host[h].buffers_free[c] - per_section) * 2 <=
+			    (uint64_t)(cs->kept - 1) * per_section)
 				continue;
 			fmd_revoke(nl, fp, &v, h, c, cs);
 		}

@@ -24,6 +24,7 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 
 #define U8_MAX		((u8)~0U)
+#define U32_MAX		((u32)~0U)
 
 #define __force
 
