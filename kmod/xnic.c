@@ -47,6 +47,17 @@ static void drack_xnic_let_go(struct drack_xnic *x, u32 h)
 }
 
 /*
+ * The hosts whose control lines matter: the present ones (as the tick
+ * last saw them), ourselves, and those served, so that one that went is
+ * let go. Not every slot: a poll's work follows the hosts there are.
+ */
+static u64 drack_xnic_hosts(const struct drack_xnic *x)
+{
+	return READ_ONCE(x->dd->present) | BIT_ULL(x->dd->host) |
+	       READ_ONCE(x->serving);
+}
+
+/*
  * Follow the hosts' control lines: who is attached, which of their vNICs
  * this NIC serves and with which MACs. Called from the NAPI (rx_lock held),
  * the only place that changes @serving and the MAC map.
@@ -54,12 +65,11 @@ static void drack_xnic_let_go(struct drack_xnic *x, u32 h)
 static void drack_xnic_refresh(struct drack_xnic *x)
 {
 	struct drack_pool *pool = x->dd->pool;
-	u32 nhosts = pool->geo.max_hosts;
 	u64 nics_mask = BIT_ULL(pool->geo.max_nics) - 1;
 	u32 h, state;
-	u64 vn;
+	u64 vn, m;
 
-	for (h = 0; h < nhosts; h++) {
+	drack_for_each_in(drack_xnic_hosts(x), h, m) {
 		struct drack_vq_ctl *ctl = x->hosts[h].ctl;
 		bool attached = le32_to_cpu(READ_ONCE(ctl->attached)) == x->gen;
 
@@ -314,9 +324,10 @@ static int drack_xnic_poll(struct napi_struct *napi, int budget)
 
 bool drack_xnic_pending(struct drack_xnic *x)
 {
+	u64 m;
 	u32 h;
 
-	for (h = 0; h < x->dd->nhosts; h++) {
+	drack_for_each_in(drack_xnic_hosts(x), h, m) {
 		bool attached = le32_to_cpu(READ_ONCE(x->hosts[h].ctl->attached)) ==
 				x->gen;
 

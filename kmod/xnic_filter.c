@@ -64,11 +64,11 @@ void drack_xnic_refresh_map(struct drack_xnic *x)
 	struct drack_pool *pool = x->dd->pool;
 	struct drack_xnic_mac *m;
 	struct drack_vq_ctl *ctl;
+	u64 vn, hm;
 	u32 h, v;
-	u64 vn;
 
 	x->nmap = 0;
-	for (h = 0; h < pool->geo.max_hosts; h++) {
+	drack_for_each_in(x->serving, h, hm) {	/* only they have vnics */
 		for (vn = x->hosts[h].vnics; vn; vn &= vn - 1) {
 			v = __ffs64(vn);
 			ctl = drack_vq_ctl(pool, v, h);
