@@ -76,16 +76,26 @@ static struct drack_section_state *drack_buf_section(struct drack_alloc *a,
 	return s;
 }
 
+/*
+ * Buffers of the class in Sections not being drained: what the peers
+ * are told we have (lend_sections), so what "half" is measured against.
+ */
+static u32 drack_class_usable(const struct drack_class_alloc *ca, u32 c)
+{
+	return ca->total - ca->draining *
+			   (DRACK_SECTION_SIZE >> DRACK_CLASS_SHIFT(c));
+}
+
 static void drack_buf_push(struct drack_alloc *a, struct drack_section_state *s,
 			   u32 index, u64 off)
 {
 	struct drack_class_alloc *ca = &a->cls[s->buf_class];
-
 	u32 peer = s->lent_to[index];
 
 	if (peer < DRACK_MAX_HOSTS &&
-	    --a->peer_lent[s->buf_class][peer] * 2 < ca->total)
-		ca->half_lent = false;	/* another such peer sets it again */
+	    --a->peer_lent[s->buf_class][peer] * 2 <
+	    drack_class_usable(ca, s->buf_class))
+		WRITE_ONCE(ca->half_lent, false); /* another such sets it again */
 	s->lent_to[index] = DRACK_NOT_LENT;
 	s->nlent--;
 	if (s->draining)
@@ -109,13 +119,15 @@ void drack_alloc_set_peer_cap(struct drack_alloc *a, u64 bytes)
 	}
 }
 
-void drack_alloc_set_ref_hold(struct drack_alloc *a, u64 bytes)
+void drack_alloc_set_ref_hold(struct drack_alloc *a, u64 bytes, u32 bufs)
 {
+	u64 n;
 	u32 c;
 
-	for (c = 0; c < DRACK_NR_CLASSES; c++)
-		WRITE_ONCE(a->half_grow[c],
-			   min_t(u64, (bytes >> DRACK_CLASS_SHIFT(c)) * 2, U32_MAX));
+	for (c = 0; c < DRACK_NR_CLASSES; c++) {
+		n = min_t(u64, bytes >> DRACK_CLASS_SHIFT(c), bufs);
+		WRITE_ONCE(a->half_grow[c], (u32)min_t(u64, n * 2, U32_MAX));
+	}
 }
 
 u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
@@ -123,7 +135,7 @@ u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
 	unsigned long flags;
 	struct drack_class_alloc *ca = &a->cls[buf_class];
 	struct drack_section_state *s;
-	u32 index;
+	u32 index, usable;
 	u64 off = 0;
 
 	if (peer >= DRACK_MAX_HOSTS)
@@ -134,9 +146,10 @@ u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
 		s = drack_buf_section(a, off, &index);
 		s->lent_to[index] = peer;
 		s->nlent++;
-		if (++a->peer_lent[buf_class][peer] * 2 >= ca->total &&
-		    ca->total < a->half_grow[buf_class])
-			ca->half_lent = true;
+		usable = drack_class_usable(ca, buf_class);
+		if (++a->peer_lent[buf_class][peer] * 2 >= usable &&
+		    usable < READ_ONCE(a->half_grow[buf_class]))
+			WRITE_ONCE(ca->half_lent, true);
 	}
 	spin_unlock_irqrestore(&a->lock, flags);
 	return off;
@@ -205,7 +218,7 @@ int drack_alloc_add_section(struct drack_alloc *a, u32 section, u32 buf_class)
 	ca->total += nbufs;
 	ca->sections++;
 	ca->requested = false;
-	ca->half_lent = false;	/* the next Buffer lent says again */
+	WRITE_ONCE(ca->half_lent, false); /* the next Buffer lent says again */
 	spin_unlock_irqrestore(&a->lock, flags);
 	return 0;
 }

@@ -88,8 +88,12 @@ void drack_alloc_free(struct drack_alloc *a);
 
 /* At most @bytes of Buffers of each class lent to one peer (0: no cap). */
 void drack_alloc_set_peer_cap(struct drack_alloc *a, u64 bytes);
-/* A peer may hold @bytes by reference: grow a class below twice that. */
-void drack_alloc_set_ref_hold(struct drack_alloc *a, u64 bytes);
+/*
+ * A peer may hold @bytes, and at most @bufs Buffers, by reference (our
+ * own module's limits, taken for the peers'): grow a class below twice
+ * that.
+ */
+void drack_alloc_set_ref_hold(struct drack_alloc *a, u64 bytes, u32 bufs);
 
 /* @peer holds its cap of @buf_class: drack_buf_get() lends it no more. */
 static inline bool drack_buf_peer_capped(const struct drack_alloc *a,

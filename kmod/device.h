@@ -204,6 +204,7 @@ int drack_rxref_init(struct drack_dev *dd);
 void drack_rxref_free(struct drack_dev *dd);
 /* Bytes of one peer's Buffers held by reference at most (rx_ref_max_mb). */
 u64 drack_rxref_max_bytes(void);
+#define DRACK_HELD_MAX	1024	/* Buffers of one peer held, at most */
 /*
  * An skb for @len bytes at Buffer @off of @p: around the Buffer if @size
  * (its class size; 0: it may not be held) and @p's cap allow, *@held
@@ -316,6 +317,7 @@ void drack_dev_release_dead(struct drack_dev *dd);
 /* sections.c: requests, grants, revokes */
 void drack_sections_init(struct drack_dev *dd);
 void drack_dev_request_sections(struct drack_dev *dd);
+void drack_dev_publish_sections(struct drack_dev *dd);
 bool drack_dev_revoke_pending(struct drack_dev *dd);
 
 /* timers.c: the periodic jobs */

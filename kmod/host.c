@@ -237,6 +237,7 @@ static void drack_dev_reset_entry(struct drack_dev *dd, bool after_fence)
 	for (p = 0; p < DRACK_NR_CLASSES; p++) {
 		e->sections_wanted[p] = 0;
 		e->buffers_free[p] = 0;
+		e->lend_sections[p] = 0;	/* not said until a grant */
 	}
 	e->refused = cpu_to_le32(DRACK_REFUSED_NONE);
 	smp_wmb(); /* rings reset before anyone sees us up */

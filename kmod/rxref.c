@@ -28,7 +28,6 @@
  * (frag0), in memory the peer can still change.
  */
 #define DRACK_RX_HDR_MAX	256
-#define DRACK_HELD_MAX		1024	/* Buffers of one peer held, at most */
 #define DRACK_HELD_SCAN		128	/* held Buffers checked per part of a poll */
 #define DRACK_HELD_MISSES	4	/* behind the head: still held, then stop */
 #define DRACK_HELD_OLD		(HZ / 10) /* held longer at the head: to the tail */

@@ -28,6 +28,25 @@ void drack_dev_request_sections(struct drack_dev *dd)
 		schedule_work(&dd->request_work);
 }
 
+/*
+ * Tell the peers how many Sections of each class we lend Buffers from: a
+ * peer holds at most half of them by reference (rxref.c). At each grant
+ * and revoke, and every tick.
+ */
+void drack_dev_publish_sections(struct drack_dev *dd)
+{
+	struct drack_host_entry *e = drack_dev_entry(dd);
+	struct drack_class_counters cc;
+	u32 c;
+
+	for (c = 0; c < DRACK_NR_CLASSES; c++) {
+		drack_alloc_counters(&dd->alloc, c, &cc);
+		WRITE_ONCE(e->lend_sections[c],
+			   cpu_to_le16(min_t(u32, cc.sections - cc.draining,
+					     U16_MAX)));
+	}
+}
+
 static void drack_dev_request_work(struct work_struct *work)
 {
 	struct drack_dev *dd = container_of(work, struct drack_dev,
@@ -85,6 +104,7 @@ static void drack_dev_grant_work(struct work_struct *work)
 		drack_ring_consume(&dd->grant_in, n);
 	if (!got)
 		return;
+	drack_dev_publish_sections(dd);
 	drack_dev_update_carrier(dd);
 	if (netif_running(dd->ndev))
 		drack_dev_schedule_napi(dd);	/* wakes the queue */
@@ -145,6 +165,7 @@ static void drack_dev_revoke_work(struct work_struct *work)
 					 DRACK_TRACE_REVOKED);
 		drack_pool_notify_section(pool, s, DRACK_SECTION_FREE, buf_class);
 	}
+	drack_dev_publish_sections(dd);
 	drack_dev_request_sections(dd);
 }
 

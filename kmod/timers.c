@@ -122,7 +122,7 @@ static void drack_heartbeat_work(struct work_struct *work)
 /* Per-peer isolation: apply the Buffer cap, find stalled peers. */
 static void drack_isolation(struct drack_dev *dd)
 {
-	u32 cap_mb = READ_ONCE(drack_peer_max_lent_mb), c, n;
+	u32 cap_mb = READ_ONCE(drack_peer_max_lent_mb);
 	struct drack_host_entry *e = drack_dev_entry(dd);
 	bool stalled;
 	u64 hold;
@@ -135,17 +135,13 @@ static void drack_isolation(struct drack_dev *dd)
 	/*
 	 * ... and below half of each class (rxref.c), so we ask for more
 	 * once one of them holds half, as long as that is less than it may
-	 * hold by reference.
+	 * hold by reference (by our own limits: the module's, for all).
 	 */
-	for (c = 0; c < DRACK_NR_CLASSES; c++) {
-		n = READ_ONCE(dd->alloc.cls[c].sections) -
-		    READ_ONCE(dd->alloc.cls[c].draining);
-		WRITE_ONCE(e->lend_sections[c], cpu_to_le16(min(n, U16_MAX)));
-	}
+	drack_dev_publish_sections(dd);
 	hold = drack_rxref_max_bytes();
 	if (cap_mb)
 		hold = min(hold, (u64)cap_mb << 19);
-	drack_alloc_set_ref_hold(&dd->alloc, hold);
+	drack_alloc_set_ref_hold(&dd->alloc, hold, DRACK_HELD_MAX);
 	stalled = drack_tx_check_stall(dd, &p);
 	if (p < 0)
 		return;
@@ -220,6 +216,16 @@ static void drack_refill_work(struct work_struct *work)
 
 		if (!ca->requested)
 			continue;
+		/*
+		 * Unanswered (a quota reached), and no longer short: withdraw,
+		 * or the FM would never reclaim a Section of the class.
+		 */
+		if (time_after(jiffies, ca->requested_at + DRACK_SECTION_WAIT) &&
+		    !drack_alloc_low(a, c) && !ca->half_lent) {
+			ca->requested = false;
+			retry = true;	/* the work clears sections_wanted */
+			continue;
+		}
 		if (time_after(jiffies, ca->asked_at + DRACK_REQUEST_RETRY)) {
 			ca->asked_at = jiffies;
 			retry = true;

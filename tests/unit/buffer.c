@@ -371,7 +371,15 @@ TEST_F(alloc, half_lent)
 	for (i = 0; i < N64K / 2; i++)
 		ASSERT_EQ(0, drack_buf_return(a, off[i], PEER));
 
-	drack_alloc_set_ref_hold(a, 4 * MB);	/* grow below 8 MB: 128 */
+	/* Holding 16 Buffers at most: a class of 32 is big enough. */
+	drack_alloc_set_ref_hold(a, 4 * MB, 16);
+	for (i = 0; i < N64K / 2; i++)
+		off[i] = drack_buf_get(a, DRACK_CLASS_64K, PEER);
+	ASSERT_FALSE(drack_alloc_wants_section(a, DRACK_CLASS_64K));
+	for (i = 0; i < N64K / 2; i++)
+		ASSERT_EQ(0, drack_buf_return(a, off[i], PEER));
+
+	drack_alloc_set_ref_hold(a, 4 * MB, 1024);	/* below 8 MB: 128 */
 	for (i = 0; i < N64K / 2 - 1; i++)
 		off[i] = drack_buf_get(a, DRACK_CLASS_64K, PEER);
 	ASSERT_FALSE(drack_alloc_wants_section(a, DRACK_CLASS_64K)); /* 15 */
@@ -388,6 +396,13 @@ TEST_F(alloc, half_lent)
 	/* A grant: 16 of 64 is not half. */
 	ASSERT_EQ(0, grant(a, 4, DRACK_CLASS_64K));
 	ASSERT_FALSE(drack_alloc_wants_section(a, DRACK_CLASS_64K));
+	/* But of the 32 not being drained it is. */
+	ASSERT_TRUE(drack_alloc_drain_section(a, 4));
+	drack_buf_return(a, off[i], PEER);
+	off[i] = drack_buf_get(a, DRACK_CLASS_64K, PEER);
+	ASSERT_TRUE(drack_alloc_wants_section(a, DRACK_CLASS_64K));
+	ASSERT_TRUE(drack_alloc_take_drained(a, 4));
+	ASSERT_EQ(0, grant(a, 4, DRACK_CLASS_64K));
 	/* Four Sections, 128 Buffers: the reader's own cap binds first. */
 	ASSERT_EQ(0, grant(a, 5, DRACK_CLASS_64K));
 	ASSERT_EQ(0, grant(a, 6, DRACK_CLASS_64K));
