@@ -30,6 +30,7 @@ int drack_alloc_init(struct drack_alloc *a, struct drack_pool *pool, u32 host)
 	for (c = 0; c < DRACK_NR_CLASSES; c++) {
 		struct drack_class_alloc *ca = &a->cls[c];
 
+		ca->half_at = U32_MAX;	/* until drack_alloc_set_ref_hold() */
 		ca->cap = data * (DRACK_SECTION_SIZE >> DRACK_CLASS_SHIFT(c));
 		ca->free = kvmalloc_array(ca->cap, sizeof(*ca->free),
 					  GFP_KERNEL);
@@ -77,13 +78,20 @@ static struct drack_section_state *drack_buf_section(struct drack_alloc *a,
 }
 
 /*
- * Buffers of the class in Sections not being drained: what the peers
- * are told we have (lend_sections), so what "half" is measured against.
+ * One peer lent this many of the class holds half of the Buffers in
+ * Sections not being drained (what lend_sections tells the peers), while
+ * the class is below half_grow; never, above it. a->lock held.
  */
-static u32 drack_class_usable(const struct drack_class_alloc *ca, u32 c)
+static void drack_class_set_half(struct drack_alloc *a, u32 c)
 {
-	return ca->total - ca->draining *
-			   (DRACK_SECTION_SIZE >> DRACK_CLASS_SHIFT(c));
+	struct drack_class_alloc *ca = &a->cls[c];
+	u32 usable = ca->total - ca->draining *
+				 (DRACK_SECTION_SIZE >> DRACK_CLASS_SHIFT(c));
+
+	ca->half_at = usable && usable < a->half_grow[c] ? (usable + 1) / 2 :
+							      U32_MAX;
+	if (ca->half_at == U32_MAX)	/* else the next get or push says */
+		WRITE_ONCE(ca->half_lent, false);
 }
 
 static void drack_buf_push(struct drack_alloc *a, struct drack_section_state *s,
@@ -93,8 +101,7 @@ static void drack_buf_push(struct drack_alloc *a, struct drack_section_state *s,
 	u32 peer = s->lent_to[index];
 
 	if (peer < DRACK_MAX_HOSTS &&
-	    --a->peer_lent[s->buf_class][peer] * 2 <
-	    drack_class_usable(ca, s->buf_class))
+	    --a->peer_lent[s->buf_class][peer] < ca->half_at && ca->half_lent)
 		WRITE_ONCE(ca->half_lent, false); /* another such sets it again */
 	s->lent_to[index] = DRACK_NOT_LENT;
 	s->nlent--;
@@ -121,13 +128,17 @@ void drack_alloc_set_peer_cap(struct drack_alloc *a, u64 bytes)
 
 void drack_alloc_set_ref_hold(struct drack_alloc *a, u64 bytes, u32 bufs)
 {
+	unsigned long flags;
 	u64 n;
 	u32 c;
 
+	spin_lock_irqsave(&a->lock, flags);
 	for (c = 0; c < DRACK_NR_CLASSES; c++) {
 		n = min_t(u64, bytes >> DRACK_CLASS_SHIFT(c), bufs);
-		WRITE_ONCE(a->half_grow[c], (u32)min_t(u64, n * 2, U32_MAX));
+		a->half_grow[c] = (u32)min_t(u64, n * 2, U32_MAX);
+		drack_class_set_half(a, c);
 	}
+	spin_unlock_irqrestore(&a->lock, flags);
 }
 
 u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
@@ -135,7 +146,7 @@ u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
 	unsigned long flags;
 	struct drack_class_alloc *ca = &a->cls[buf_class];
 	struct drack_section_state *s;
-	u32 index, usable;
+	u32 index;
 	u64 off = 0;
 
 	if (peer >= DRACK_MAX_HOSTS)
@@ -146,9 +157,7 @@ u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
 		s = drack_buf_section(a, off, &index);
 		s->lent_to[index] = peer;
 		s->nlent++;
-		usable = drack_class_usable(ca, buf_class);
-		if (++a->peer_lent[buf_class][peer] * 2 >= usable &&
-		    usable < READ_ONCE(a->half_grow[buf_class]))
+		if (++a->peer_lent[buf_class][peer] >= ca->half_at)
 			WRITE_ONCE(ca->half_lent, true);
 	}
 	spin_unlock_irqrestore(&a->lock, flags);
@@ -217,7 +226,8 @@ int drack_alloc_add_section(struct drack_alloc *a, u32 section, u32 buf_class)
 						       ((u64)i << shift));
 	ca->total += nbufs;
 	ca->sections++;
-	ca->requested = false;
+	WRITE_ONCE(ca->requested, false);
+	drack_class_set_half(a, buf_class);
 	WRITE_ONCE(ca->half_lent, false); /* the next Buffer lent says again */
 	spin_unlock_irqrestore(&a->lock, flags);
 	return 0;
@@ -260,8 +270,9 @@ u32 drack_alloc_release(struct drack_alloc *a)
 		a->cls[sec].sections = 0;
 		a->cls[sec].draining = 0;
 		a->cls[sec].parked = 0;
-		a->cls[sec].requested = false;
+		WRITE_ONCE(a->cls[sec].requested, false);
 		a->cls[sec].half_lent = false;
+		drack_class_set_half(a, sec);
 	}
 	/* Nothing is lent any more: no peer is at its cap after a rejoin. */
 	memset(a->peer_lent, 0, sizeof(a->peer_lent));
@@ -315,6 +326,7 @@ bool drack_alloc_drain_section(struct drack_alloc *a, u32 section)
 	ca = &a->cls[s->buf_class];
 	ca->draining++;
 	ca->parked += s->nbufs - s->nlent;
+	drack_class_set_half(a, s->buf_class);
 	/* Take its free Buffers off the stack, keeping the others' order. */
 	first = drack_buf_pack((u64)section << DRACK_SECTION_SHIFT);
 	last = first + (DRACK_SECTION_SIZE >> DRACK_BUF_SHIFT);

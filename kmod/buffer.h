@@ -35,6 +35,7 @@ struct drack_class_alloc {
 	u32 parked;		/* free Buffers of those Sections */
 	bool requested;		/* a Section request is outstanding */
 	bool half_lent;		/* one peer holds half of total: ask for more */
+	u32 half_at;		/* Buffers lent to one peer that are half */
 	unsigned long requested_at;	/* since when */
 	unsigned long asked_at;		/* last event sent to the FM */
 };

@@ -6,7 +6,7 @@
 #include "device.h"
 #include "trace.h"
 
-/* Mark classes short of Buffers (or half lent) as requested and let the work ask the FM. */
+/* Mark classes short of Buffers (or half lent) as requested; the work asks. */
 void drack_dev_request_sections(struct drack_dev *dd)
 {
 	struct drack_alloc *a = &dd->alloc;
@@ -14,11 +14,18 @@ void drack_dev_request_sections(struct drack_dev *dd)
 	bool ask = false;
 	u32 c;
 
+	/* Every poll calls this: mostly nothing to ask, so look first. */
+	for (c = 0; c < DRACK_NR_CLASSES; c++)
+		if (!READ_ONCE(a->cls[c].requested) &&
+		    drack_alloc_wants_section(a, c))
+			break;
+	if (c == DRACK_NR_CLASSES)
+		return;
 	spin_lock_irqsave(&a->lock, flags);
 	for (c = 0; c < DRACK_NR_CLASSES; c++) {
 		if (a->cls[c].requested || !drack_alloc_wants_section(a, c))
 			continue;
-		a->cls[c].requested = true;
+		WRITE_ONCE(a->cls[c].requested, true);
 		a->cls[c].requested_at = jiffies;
 		a->cls[c].asked_at = jiffies;
 		ask = true;

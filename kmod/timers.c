@@ -222,7 +222,7 @@ static void drack_refill_work(struct work_struct *work)
 		 */
 		if (time_after(jiffies, ca->requested_at + DRACK_SECTION_WAIT) &&
 		    !drack_alloc_low(a, c) && !ca->half_lent) {
-			ca->requested = false;
+			WRITE_ONCE(ca->requested, false);
 			retry = true;	/* the work clears sections_wanted */
 			continue;
 		}
