@@ -80,18 +80,23 @@ static struct drack_section_state *drack_buf_section(struct drack_alloc *a,
 /*
  * One peer lent this many of the class holds half of the Buffers in
  * Sections not being drained (what lend_sections tells the peers), while
- * the class is below half_grow; never, above it. a->lock held.
+ * the class is below half_grow; never, above it. Recounts the peers at
+ * or past it: rare, at grants, drains, release and the tick. a->lock held.
  */
 static void drack_class_set_half(struct drack_alloc *a, u32 c)
 {
 	struct drack_class_alloc *ca = &a->cls[c];
 	u32 usable = ca->total - ca->draining *
 				 (DRACK_SECTION_SIZE >> DRACK_CLASS_SHIFT(c));
+	u32 p, n = 0;
 
 	ca->half_at = usable && usable < a->half_grow[c] ? (usable + 1) / 2 :
 							      U32_MAX;
-	if (ca->half_at == U32_MAX)	/* else the next get or push says */
-		WRITE_ONCE(ca->half_lent, false);
+	if (ca->half_at != U32_MAX)
+		for (p = 0; p < DRACK_MAX_HOSTS; p++)
+			n += a->peer_lent[c][p] >= ca->half_at;
+	ca->half_peers = n;
+	WRITE_ONCE(ca->half_lent, n > 0);
 }
 
 static void drack_buf_push(struct drack_alloc *a, struct drack_section_state *s,
@@ -100,9 +105,11 @@ static void drack_buf_push(struct drack_alloc *a, struct drack_section_state *s,
 	struct drack_class_alloc *ca = &a->cls[s->buf_class];
 	u32 peer = s->lent_to[index];
 
+	/* Below half again; the class is half lent while any other is. */
 	if (peer < DRACK_MAX_HOSTS &&
-	    --a->peer_lent[s->buf_class][peer] < ca->half_at && ca->half_lent)
-		WRITE_ONCE(ca->half_lent, false); /* another such sets it again */
+	    a->peer_lent[s->buf_class][peer]-- == ca->half_at &&
+	    !--ca->half_peers)
+		WRITE_ONCE(ca->half_lent, false);
 	s->lent_to[index] = DRACK_NOT_LENT;
 	s->nlent--;
 	if (s->draining)
@@ -134,8 +141,11 @@ void drack_alloc_set_ref_hold(struct drack_alloc *a, u64 bytes, u32 bufs)
 
 	spin_lock_irqsave(&a->lock, flags);
 	for (c = 0; c < DRACK_NR_CLASSES; c++) {
-		n = min_t(u64, bytes >> DRACK_CLASS_SHIFT(c), bufs);
-		a->half_grow[c] = (u32)min_t(u64, n * 2, U32_MAX);
+		n = min_t(u64, (bytes >> DRACK_CLASS_SHIFT(c)) * 2, bufs * 2ULL);
+		n = min_t(u64, n, U32_MAX);
+		if (a->half_grow[c] == n)	/* every tick: mostly so */
+			continue;
+		a->half_grow[c] = n;
 		drack_class_set_half(a, c);
 	}
 	spin_unlock_irqrestore(&a->lock, flags);
@@ -157,7 +167,8 @@ u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
 		s = drack_buf_section(a, off, &index);
 		s->lent_to[index] = peer;
 		s->nlent++;
-		if (++a->peer_lent[buf_class][peer] >= ca->half_at)
+		if (++a->peer_lent[buf_class][peer] == ca->half_at &&
+		    !ca->half_peers++)
 			WRITE_ONCE(ca->half_lent, true);
 	}
 	spin_unlock_irqrestore(&a->lock, flags);
@@ -228,7 +239,6 @@ int drack_alloc_add_section(struct drack_alloc *a, u32 section, u32 buf_class)
 	ca->sections++;
 	WRITE_ONCE(ca->requested, false);
 	drack_class_set_half(a, buf_class);
-	WRITE_ONCE(ca->half_lent, false); /* the next Buffer lent says again */
 	spin_unlock_irqrestore(&a->lock, flags);
 	return 0;
 }
@@ -271,7 +281,6 @@ u32 drack_alloc_release(struct drack_alloc *a)
 		a->cls[sec].draining = 0;
 		a->cls[sec].parked = 0;
 		WRITE_ONCE(a->cls[sec].requested, false);
-		a->cls[sec].half_lent = false;
 		drack_class_set_half(a, sec);
 	}
 	/* Nothing is lent any more: no peer is at its cap after a rejoin. */

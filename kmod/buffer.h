@@ -34,8 +34,9 @@ struct drack_class_alloc {
 	u32 draining;		/* Sections revoked, not yet given back */
 	u32 parked;		/* free Buffers of those Sections */
 	bool requested;		/* a Section request is outstanding */
-	bool half_lent;		/* one peer holds half of total: ask for more */
+	bool half_lent;		/* a peer holds half of the class: ask for more */
 	u32 half_at;		/* Buffers lent to one peer that are half */
+	u32 half_peers;		/* peers lent half_at or more */
 	unsigned long requested_at;	/* since when */
 	unsigned long asked_at;		/* last event sent to the FM */
 };

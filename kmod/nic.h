@@ -73,6 +73,7 @@ struct drack_xnic {
 
 	struct drack_xnic_host hosts[DRACK_MAX_HOSTS];
 	u64 serving;				/* hosts attached to gen */
+	bool scan_all;		/* next refresh: every slot (the tick asks) */
 	u32 next;				/* round robin over hosts */
 
 	spinlock_t rx_lock;			/* post and done rings, map */

@@ -64,13 +64,15 @@ static void drack_dev_request_work(struct work_struct *work)
 
 	if (!drack_dev_active(dd))
 		return;
+	/* Under the lock: a grant clearing the request meanwhile wins. */
 	spin_lock_irq(&dd->alloc.lock);
-	for (c = 0; c < DRACK_NR_CLASSES; c++)
+	for (c = 0; c < DRACK_NR_CLASSES; c++) {
 		wanted[c] = dd->alloc.cls[c].requested;
+		WRITE_ONCE(e->sections_wanted[c], cpu_to_le32(wanted[c]));
+	}
 	spin_unlock_irq(&dd->alloc.lock);
 
 	for (c = 0; c < DRACK_NR_CLASSES; c++) {
-		WRITE_ONCE(e->sections_wanted[c], cpu_to_le32(wanted[c]));
 		if (!wanted[c])
 			continue;
 		drack_stat_ctl_inc(&dd->stats, DRACK_S_SECTION_REQUESTS);
@@ -100,7 +102,12 @@ static void drack_dev_grant_work(struct work_struct *work)
 			drack_stat_ctl_inc(&dd->stats, DRACK_S_GRANT_BAD);
 			continue;
 		}
-		WRITE_ONCE(drack_dev_entry(dd)->sections_wanted[buf_class], 0);
+		/* Unless a new request came since (request work, locked). */
+		spin_lock_irq(&dd->alloc.lock);
+		if (!dd->alloc.cls[buf_class].requested)
+			WRITE_ONCE(drack_dev_entry(dd)->sections_wanted[buf_class],
+				   0);
+		spin_unlock_irq(&dd->alloc.lock);
 		/* Before the counter: who sees the grant counted sees it traced. */
 		trace_drack_section_grant(dd->pool->id, section, dd->host,
 					  buf_class);

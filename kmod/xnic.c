@@ -49,7 +49,9 @@ static void drack_xnic_let_go(struct drack_xnic *x, u32 h)
 /*
  * The hosts whose control lines matter: the present ones (as the tick
  * last saw them), ourselves, and those served, so that one that went is
- * let go. Not every slot: a poll's work follows the hosts there are.
+ * let go. Not every slot: a poll's work follows the hosts there are;
+ * the NIC tick has every slot looked at (attaches of hosts so new that
+ * they are not present yet).
  */
 static u64 drack_xnic_hosts(const struct drack_xnic *x)
 {
@@ -66,10 +68,15 @@ static void drack_xnic_refresh(struct drack_xnic *x)
 {
 	struct drack_pool *pool = x->dd->pool;
 	u64 nics_mask = BIT_ULL(pool->geo.max_nics) - 1;
+	u64 vn, m, hosts = drack_xnic_hosts(x);
 	u32 h, state;
-	u64 vn, m;
 
-	drack_for_each_in(drack_xnic_hosts(x), h, m) {
+	/* A host that just joined is not present until our liveness tick. */
+	if (READ_ONCE(x->scan_all)) {
+		WRITE_ONCE(x->scan_all, false);
+		hosts = GENMASK_ULL(x->dd->nhosts - 1, 0);
+	}
+	drack_for_each_in(hosts, h, m) {
 		struct drack_vq_ctl *ctl = x->hosts[h].ctl;
 		bool attached = le32_to_cpu(READ_ONCE(ctl->attached)) == x->gen;
 

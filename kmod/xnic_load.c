@@ -66,5 +66,6 @@ void drack_xnic_tick(struct drack_xnic *x)
 			       v[DRACK_XS_TX_OVERSIZE]));
 	drack_xnic_publish_drops(x);
 	/* Attaches, detaches and MAC changes noticed even if nobody rings. */
+	WRITE_ONCE(x->scan_all, true);
 	napi_schedule(&x->napi);
 }

@@ -360,7 +360,7 @@ TEST_F(alloc, low_water)
 TEST_F(alloc, half_lent)
 {
 	struct drack_alloc *a = &self->a;
-	u64 off[N64K];
+	u64 off[N64K], other;
 	u32 i;
 
 	ASSERT_EQ(0, grant(a, 3, DRACK_CLASS_64K));
@@ -389,6 +389,10 @@ TEST_F(alloc, half_lent)
 	off[i] = drack_buf_get(a, DRACK_CLASS_64K, PEER);	/* 16 of 32 */
 	ASSERT_FALSE(drack_alloc_low(a, DRACK_CLASS_64K));
 	ASSERT_TRUE(drack_alloc_wants_section(a, DRACK_CLASS_64K));
+	/* Another peer's Buffer coming home changes nothing. */
+	other = drack_buf_get(a, DRACK_CLASS_64K, OTHER);
+	ASSERT_EQ(0, drack_buf_return(a, other, OTHER));
+	ASSERT_TRUE(drack_alloc_wants_section(a, DRACK_CLASS_64K));
 	ASSERT_EQ(0, drack_buf_return(a, off[i], PEER));
 	ASSERT_FALSE(drack_alloc_wants_section(a, DRACK_CLASS_64K));
 	off[i] = drack_buf_get(a, DRACK_CLASS_64K, PEER);
@@ -398,7 +402,9 @@ TEST_F(alloc, half_lent)
 	ASSERT_FALSE(drack_alloc_wants_section(a, DRACK_CLASS_64K));
 	/* But of the 32 not being drained it is. */
 	ASSERT_TRUE(drack_alloc_drain_section(a, 4));
-	drack_buf_return(a, off[i], PEER);
+	ASSERT_TRUE(drack_alloc_wants_section(a, DRACK_CLASS_64K));
+	ASSERT_EQ(0, drack_buf_return(a, off[i], PEER));
+	ASSERT_FALSE(drack_alloc_wants_section(a, DRACK_CLASS_64K));
 	off[i] = drack_buf_get(a, DRACK_CLASS_64K, PEER);
 	ASSERT_TRUE(drack_alloc_wants_section(a, DRACK_CLASS_64K));
 	ASSERT_TRUE(drack_alloc_take_drained(a, 4));
