@@ -81,7 +81,9 @@ static struct drack_section_state *drack_buf_section(struct drack_alloc *a,
  * One peer lent this many of the class holds half of the Buffers in
  * Sections not being drained (what lend_sections tells the peers), while
  * the class is below half_grow; never, above it. Recounts the peers at
- * or past it: rare, at grants, drains, release and the tick. a->lock held.
+ * or past it: rare, at grants, drains, release and the tick. And below
+ * how many free Buffers the class is scarce: a quarter of it, and under
+ * its low water, where a Section is asked for already. a->lock held.
  */
 static void drack_class_set_half(struct drack_alloc *a, u32 c)
 {
@@ -97,6 +99,8 @@ static void drack_class_set_half(struct drack_alloc *a, u32 c)
 			n += a->peer_lent[c][p] >= ca->half_at;
 	ca->half_peers = n;
 	WRITE_ONCE(ca->half_lent, n > 0);
+	WRITE_ONCE(ca->scarce_at,
+		   min_t(u32, usable / 4, drack_low_water[c] / 2));
 }
 
 static void drack_buf_push(struct drack_alloc *a, struct drack_section_state *s,

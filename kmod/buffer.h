@@ -37,6 +37,7 @@ struct drack_class_alloc {
 	bool half_lent;		/* a peer holds half of the class: ask for more */
 	u32 half_at;		/* Buffers lent to one peer that are half */
 	u32 half_peers;		/* peers lent half_at or more */
+	u32 scarce_at;		/* fewer free: ask receivers to copy */
 	unsigned long requested_at;	/* since when */
 	unsigned long asked_at;		/* last event sent to the FM */
 };
@@ -177,6 +178,20 @@ static inline bool drack_alloc_wants_section(struct drack_alloc *a,
 
 	return drack_alloc_low(a, buf_class) ||
 	       (READ_ONCE(ca->half_lent) && !READ_ONCE(ca->requested));
+}
+
+/*
+ * So few Buffers of the class are left that a receiver should copy the
+ * frame and hand the Buffer back at once rather than hold it: sockets
+ * that never read, on several hosts, could otherwise hold them all
+ * (each receiver only caps itself). Lockless, a hint on the wire.
+ */
+static inline bool drack_alloc_scarce(const struct drack_alloc *a,
+				      u32 buf_class)
+{
+	const struct drack_class_alloc *ca = &a->cls[buf_class];
+
+	return READ_ONCE(ca->nfree) < READ_ONCE(ca->scarce_at);
 }
 
 struct drack_class_counters {

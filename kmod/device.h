@@ -207,12 +207,12 @@ u64 drack_rxref_max_bytes(void);
 #define DRACK_HELD_MAX	1024	/* Buffers of one peer held, at most */
 /*
  * An skb for @len bytes at Buffer @off of @p: around the Buffer if @size
- * (its class size; 0: it may not be held) and @p's cap allow, *@held
- * then; else a copy.
+ * (its class size; 0: it may not be held), @p's cap and @ref_flags (not
+ * DRACK_REF_F_SCARCE) allow, *@held then; else a copy.
  */
 struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct napi_struct *napi,
 				struct drack_peer *p, u64 off, u32 len, u32 size,
-				bool *held);
+				u16 ref_flags, bool *held);
 /*
  * Hand back (if @alive, as *@space allows) or forget @p's held Buffers
  * the stack let go of; returns how many. rx_lock held.

@@ -57,7 +57,7 @@ static bool drack_rx_deliver(struct drack_rxq *rq, struct drack_peer *p,
 	bool held;
 
 	skb = drack_rxref_skb(dd, &rq->napi, p, le64_to_cpu(ref->off), len,
-			      size, &held);
+			      size, le16_to_cpu(ref->flags), &held);
 	if (!skb) {
 		drack_stat_inc(&dd->stats, DRACK_S_RX_ALLOC_FAIL);
 		return false;

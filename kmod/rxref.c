@@ -191,7 +191,7 @@ static enum drack_dev_stat drack_rxref_holdable(struct drack_dev *dd,
 
 struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct napi_struct *napi,
 				struct drack_peer *p, u64 off, u32 len, u32 size,
-				bool *held)
+				u16 ref_flags, bool *held)
 {
 	const void *buf = drack_pool_ptr(dd->pool, off);
 	struct drack_held *h = &p->held;
@@ -205,6 +205,8 @@ struct sk_buff *drack_rxref_skb(struct drack_dev *dd, struct napi_struct *napi,
 		how = DRACK_S_RX_COPYBREAK;
 	else if (!size || !h->buf)	/* no pages, or the owner is gone */
 		how = DRACK_S_RX_COPIED;
+	else if (ref_flags & DRACK_REF_F_SCARCE)	/* it needs it back */
+		how = DRACK_S_RX_COPIED_SCARCE;
 	else if (!drack_rxref_room(h, size))
 		how = DRACK_S_RX_COPIED_HELD_MAX;
 	else

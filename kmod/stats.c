@@ -52,6 +52,8 @@ const struct drack_stat_desc drack_stat_table[DRACK_S_NR] = {
 	[DRACK_S_RX_COPIED_HELD_MAX] = { "rx_copied_held_max", 0 },
 	[DRACK_S_RX_COPIED_LEND_CAP] = { "rx_copied_lend_cap", 0 },
 	[DRACK_S_RX_COPIED_REVOKE] = { "rx_copied_revoke", 0 },
+	[DRACK_S_RX_COPIED_SCARCE] = { "rx_copied_scarce", 0 },
+	[DRACK_S_TX_SCARCE] = { "tx_scarce", 0 },
 	DRACK_STAT_ROW(XDP_PASS, "xdp_pass"),
 	DRACK_STAT_ROW(XDP_DROP, "xdp_drop"),
 	DRACK_STAT_ROW(XDP_TX, "xdp_tx"),

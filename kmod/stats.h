@@ -49,6 +49,8 @@ enum drack_dev_stat {
 	DRACK_S_RX_COPIED_HELD_MAX,	/* we hold rx_ref_max_mb of the peer's */
 	DRACK_S_RX_COPIED_LEND_CAP,	/* half what the peer lends one peer */
 	DRACK_S_RX_COPIED_REVOKE,	/* its Section is being revoked */
+	DRACK_S_RX_COPIED_SCARCE,	/* the sender flagged itself short */
+	DRACK_S_TX_SCARCE,		/* not a copy: frames we flagged so */
 	/* XDP verdicts (Documentation/xdp.rst); not in the genl dump */
 	DRACK_S_XDP_PASS,
 	DRACK_S_XDP_DROP,

@@ -100,8 +100,14 @@ static int drack_tx_post(struct drack_dev *dd, u32 q, const struct sk_buff *skb,
 		napi_schedule(drack_dev_napi(dd));
 		return -ENOBUFS;
 	}
-	if (drack_alloc_wants_section(&dd->alloc, buf_class))
+	if (drack_alloc_wants_section(&dd->alloc, buf_class)) {
 		napi_schedule(drack_dev_napi(dd));
+		/* Scarce implies low: no test on the common path. */
+		if (drack_alloc_scarce(&dd->alloc, buf_class)) {
+			flags |= DRACK_REF_F_SCARCE;
+			drack_stat_inc(&dd->stats, DRACK_S_TX_SCARCE);
+		}
+	}
 
 	buf = drack_pool_ptr(dd->pool, off);
 	if (!skb)

@@ -165,6 +165,7 @@ struct drack_ref {
 };
 
 #define DRACK_REF_F_BCAST	(1U << 0)	/* copy of a broadcast frame */
+#define DRACK_REF_F_SCARCE	(1U << 1)	/* sender short: copy, do not hold */
 
 /* A Buffer handed back to its owner: ret_ring[returner] of the owner. */
 struct drack_ret {

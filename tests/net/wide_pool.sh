@@ -16,7 +16,10 @@
 # Buffer home, on both sides. small_owner: with 64 slots in a 64 MB pool
 # each host gets one 2 MB Section of 64 KB Buffers; a socket on h0 that
 # never reads may hold only half of h63's, the rest is copied, and h63
-# neither runs out nor finds h0 stalled. owner_left: h0's socket keeps h63's data
+# neither runs out nor finds h0 stalled. two_never_readers: never-reading
+# sockets on h0 and h37, each holding up to half of h63's, would hold
+# them all; h63 flags frames scarce once under a quarter is free, and
+# they are copied. owner_left: h0's socket keeps h63's data
 # unread (by reference) while h63's link is deleted; h63 is then neither
 # present nor alive, yet h0 must still look at it, drop its held Buffers
 # (rx_held back to 0, the socket's data still readable and intact), and
@@ -25,12 +28,13 @@
 # What breaks it: a mask that loses high slots (streams: returns from
 # host 63 never taken), a reader's cap blind to how few Buffers the
 # owner has (small_owner: h0 holds all 32, h63's queue stops, the
-# stream's end never arrives), a watch of present peers only
+# stream's end never arrives; two_never_readers: no scarce flag, h63's
+# queue waits for Buffers h0 and h37 hold), a watch of present peers only
 # (owner_left: h0 keeps holding the Buffers of a host that left), leaks
 # (dmesg_clean).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 9
+ktap_plan 10
 
 STREAM=(python3 "$DRACK_TESTDIR/stream.py")
 PORT=5401
@@ -144,6 +148,58 @@ small_owner() {
 	drack_check_buffers_home
 }
 ktap_check small_owner small_owner && diag "$(head -n 1 "$DRACK_LOGDIR/check.out")"
+
+# ns_recv NS NAME PORT HOLD: like h0_recv, in netns NS; sets RPID
+ns_recv() {
+	rm -f "$4" "$DRACK_LOGDIR/$2.ready"
+	ip netns exec "$1" "${STREAM[@]}" recv "$3" --rcvbuf $((32 << 20)) --hold "$4" \
+		--ready "$DRACK_LOGDIR/$2.ready" >"$DRACK_LOGDIR/$2.recv" 2>&1 </dev/null &
+	RPID=$!
+	DRACK_PIDS+=("$RPID")
+	wait_for 30 test -e "$DRACK_LOGDIR/$2.ready" || { echo "$1: receiver did not start"; return 1; }
+}
+
+# ns_ended NS PORT: all of the stream and its FIN are in NS's socket
+ns_ended() { in_ns "$1" ss -Htn state close-wait "( sport = :$2 )" | grep -q .; }
+
+# Never-reading sockets on two hosts, h0 then h37, are each sent twice
+# what h63 owns of 64 KB Buffers. Each may hold half of them: together
+# all. Once under a quarter of them is free h63 flags its frames scarce
+# (DRACK_REF_F_SCARCE) and the receivers copy them, so h63 keeps a
+# quarter, both streams end, then read intact. Sequential, so that the
+# second never-reader finds half of h63's Buffers already held.
+two_never_readers() {
+	local secs stalls sent0 sent37 pid0 pid37 inflight now got
+	secs=$(drack_stat h63 buf64k_sections)
+	stalls=$(drack_stat h63 peer_stalls)
+	snap t0 h0
+	snap t37 h37
+	snap t63 h63
+	ns_recv h0 nr0 5403 "$DRACK_LOGDIR/hold3" && pid0=$RPID || return 1
+	ns_recv h37 nr37 5404 "$DRACK_LOGDIR/hold4" && pid37=$RPID || return 1
+	sent0=$(in_ns h63 timeout 30 "${STREAM[@]}" send "$(ip4 0)" 5403 $((secs << 22))) ||
+		{ echo "h63 -> h0: send failed: $sent0"; drack_dump_stats; return 1; }
+	wait_for 20 ns_ended h0 5403 || { echo "h0: the stream's end did not arrive"; drack_dump_stats; return 1; }
+	sent37=$(in_ns h63 timeout 30 "${STREAM[@]}" send "$(ip4 37)" 5404 $((secs << 22))) ||
+		{ echo "h63 -> h37: send failed: $sent37 (h0 holds $(drack_stat h0 rx_held), h37 $(drack_stat h37 rx_held))"; drack_dump_stats; return 1; }
+	wait_for 20 ns_ended h37 5404 || { echo "h37: the stream's end did not arrive"; drack_dump_stats; return 1; }
+	now=$(drack_stat h63 buf64k_sections)
+	# Copies come home lazily; the held ones stay out.
+	wait_for 5 eval '(($(drack_stat h63 buf64k_inflight) <= now * 32 - 8))' || true
+	inflight=$(drack_stat h63 buf64k_inflight)
+	echo "h63: $inflight of $((now * 32)) 64 KB Buffers out (h0 holds $(drack_stat h0 rx_held), h37 $(drack_stat h37 rx_held)); tx_scarce +$(delta t63 h63 tx_scarce); rx_copied_scarce h0 +$(delta t0 h0 rx_copied_scarce), h37 +$(delta t37 h37 rx_copied_scarce); peer_stalls +$(($(drack_stat h63 peer_stalls) - stalls))"
+	((inflight <= now * 32 - 8 && $(delta t37 h37 rx_copied_scarce) > 0)) || return 1
+	(($(drack_stat h63 peer_stalls) == stalls)) || return 1
+	touch "$DRACK_LOGDIR/hold3" "$DRACK_LOGDIR/hold4"
+	wait_for 30 eval "! kill -0 $pid0 2>/dev/null && ! kill -0 $pid37 2>/dev/null" ||
+		{ echo "a receiver did not finish"; return 1; }
+	got=$(cat "$DRACK_LOGDIR/nr0.recv")
+	[[ $got == "$sent0" ]] || { echo "h0: sent $sent0, received $got"; return 1; }
+	got=$(cat "$DRACK_LOGDIR/nr37.recv")
+	[[ $got == "$sent37" ]] || { echo "h37: sent $sent37, received $got"; return 1; }
+	drack_check_buffers_home
+}
+ktap_check two_never_readers two_never_readers && diag "$(head -n 1 "$DRACK_LOGDIR/check.out")"
 
 # h63 sends 1 MB that h0's socket does not read yet (by reference: h0
 # holds h63's Buffers), then h63's link goes. Its leave waits a bounded
