@@ -54,12 +54,13 @@ rate() {
 }
 ktap_check baseline rate baseline && BASE=$RATE && diag "$(cat "$DRACK_LOGDIR/check.out")"
 
-# others_at_rate NAME: h0 -> h1 keeps at least half its baseline (TCG's
-# run-to-run spread is far below that; a stopped queue gives 0).
+# others_at_rate NAME: h0 -> h1 keeps at least a quarter of its baseline
+# (a stopped queue gives 0; TCG beside other guests swings by 2x: one
+# run gave 48%, another 377%).
 others_at_rate() {
 	rate "$1" || return 1
-	echo "baseline $BASE Mbit/s: $((RATE * 100 / (BASE ? BASE : 1)))%"
-	((RATE * 2 >= BASE))
+	echo "baseline $BASE Mbit/s: $((RATE * 100 / (BASE ? BASE : 1)))%; h0 tx_scarce $(drack_stat h0 tx_scarce), h1 rx_copied $(drack_stat h1 rx_copied)"
+	((RATE * 4 >= BASE))
 }
 
 peer_field() {	# NS PEER KEY: one field of drackctl -j peer show
