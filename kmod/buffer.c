@@ -82,8 +82,9 @@ static struct drack_section_state *drack_buf_section(struct drack_alloc *a,
  * Sections not being drained (what lend_sections tells the peers), while
  * the class is below half_grow; never, above it. Recounts the peers at
  * or past it: rare, at grants, drains, release and the tick. And below
- * how many free Buffers the class is scarce: a quarter of it, and under
- * its low water, where a Section is asked for already. a->lock held.
+ * how many free Buffers the class is scarce: half its low water (a
+ * quarter of one Section of 64 KB Buffers, an eighth of 2 KB ones), so
+ * a Section is asked for already. a->lock held.
  */
 static void drack_class_set_half(struct drack_alloc *a, u32 c)
 {
@@ -99,8 +100,7 @@ static void drack_class_set_half(struct drack_alloc *a, u32 c)
 			n += a->peer_lent[c][p] >= ca->half_at;
 	ca->half_peers = n;
 	WRITE_ONCE(ca->half_lent, n > 0);
-	WRITE_ONCE(ca->scarce_at,
-		   min_t(u32, usable / 4, drack_low_water[c] / 2));
+	ca->scarce_at = usable ? drack_low_water[c] / 2 : 0;
 }
 
 static void drack_buf_push(struct drack_alloc *a, struct drack_section_state *s,
@@ -155,7 +155,8 @@ void drack_alloc_set_ref_hold(struct drack_alloc *a, u64 bytes, u32 bufs)
 	spin_unlock_irqrestore(&a->lock, flags);
 }
 
-u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
+u64 drack_buf_get_scarce(struct drack_alloc *a, u32 buf_class, u32 peer,
+			 bool *scarce)
 {
 	unsigned long flags;
 	struct drack_class_alloc *ca = &a->cls[buf_class];
@@ -163,6 +164,7 @@ u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
 	u32 index;
 	u64 off = 0;
 
+	*scarce = false;
 	if (peer >= DRACK_MAX_HOSTS)
 		return 0;
 	spin_lock_irqsave(&a->lock, flags);
@@ -174,9 +176,18 @@ u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
 		if (++a->peer_lent[buf_class][peer] == ca->half_at &&
 		    !ca->half_peers++)
 			WRITE_ONCE(ca->half_lent, true);
+		/* Under the lock: no return may slip in between. */
+		*scarce = ca->nfree < ca->scarce_at;
 	}
 	spin_unlock_irqrestore(&a->lock, flags);
 	return off;
+}
+
+u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer)
+{
+	bool scarce;
+
+	return drack_buf_get_scarce(a, buf_class, peer, &scarce);
 }
 
 void drack_buf_unget(struct drack_alloc *a, u64 off)

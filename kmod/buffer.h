@@ -127,6 +127,14 @@ static inline u32 drack_alloc_peer_lent(const struct drack_alloc *a, u32 peer)
 
 /* Take a Buffer of @buf_class lent to @peer; 0 if none is free or capped. */
 u64 drack_buf_get(struct drack_alloc *a, u32 buf_class, u32 peer);
+/*
+ * drack_buf_get(), and *@scarce if so few of the class are left free
+ * that the receiver should copy the frame and hand the Buffer back at
+ * once rather than hold it: sockets that never read, on several hosts,
+ * could otherwise hold them all (each receiver only caps itself).
+ */
+u64 drack_buf_get_scarce(struct drack_alloc *a, u32 buf_class, u32 peer,
+			 bool *scarce);
 /* Undo drack_buf_get() for a Buffer that never left this host. */
 void drack_buf_unget(struct drack_alloc *a, u64 off);
 /* @peer hands @off back: 0, or -EINVAL if it was not lent to @peer. */
@@ -178,20 +186,6 @@ static inline bool drack_alloc_wants_section(struct drack_alloc *a,
 
 	return drack_alloc_low(a, buf_class) ||
 	       (READ_ONCE(ca->half_lent) && !READ_ONCE(ca->requested));
-}
-
-/*
- * So few Buffers of the class are left that a receiver should copy the
- * frame and hand the Buffer back at once rather than hold it: sockets
- * that never read, on several hosts, could otherwise hold them all
- * (each receiver only caps itself). Lockless, a hint on the wire.
- */
-static inline bool drack_alloc_scarce(const struct drack_alloc *a,
-				      u32 buf_class)
-{
-	const struct drack_class_alloc *ca = &a->cls[buf_class];
-
-	return READ_ONCE(ca->nfree) < READ_ONCE(ca->scarce_at);
 }
 
 struct drack_class_counters {

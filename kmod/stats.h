@@ -50,7 +50,8 @@ enum drack_dev_stat {
 	DRACK_S_RX_COPIED_LEND_CAP,	/* half what the peer lends one peer */
 	DRACK_S_RX_COPIED_REVOKE,	/* its Section is being revoked */
 	DRACK_S_RX_COPIED_SCARCE,	/* the sender flagged itself short */
-	DRACK_S_TX_SCARCE,		/* not a copy: frames we flagged so */
+	/* not in genl either: frames we sent flagged short */
+	DRACK_S_TX_SCARCE,
 	/* XDP verdicts (Documentation/xdp.rst); not in the genl dump */
 	DRACK_S_XDP_PASS,
 	DRACK_S_XDP_DROP,

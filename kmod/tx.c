@@ -78,6 +78,7 @@ static int drack_tx_post(struct drack_dev *dd, u32 q, const struct sk_buff *skb,
 	struct drack_ring *r = &p->ref_out[q];
 	struct drack_ref *ref;
 	u32 buf_class;
+	bool scarce;
 	void *buf;
 	u64 off;
 
@@ -95,19 +96,15 @@ static int drack_tx_post(struct drack_dev *dd, u32 q, const struct sk_buff *skb,
 		napi_schedule(drack_dev_napi(dd));
 		return -EDQUOT;
 	}
-	off = drack_buf_get(&dd->alloc, buf_class, peer);
+	off = drack_buf_get_scarce(&dd->alloc, buf_class, peer, &scarce);
 	if (!off) {
 		napi_schedule(drack_dev_napi(dd));
 		return -ENOBUFS;
 	}
-	if (drack_alloc_wants_section(&dd->alloc, buf_class)) {
+	if (drack_alloc_wants_section(&dd->alloc, buf_class))
 		napi_schedule(drack_dev_napi(dd));
-		/* Scarce implies low: no test on the common path. */
-		if (drack_alloc_scarce(&dd->alloc, buf_class)) {
-			flags |= DRACK_REF_F_SCARCE;
-			drack_stat_inc(&dd->stats, DRACK_S_TX_SCARCE);
-		}
-	}
+	if (unlikely(scarce))
+		flags |= DRACK_REF_F_SCARCE;
 
 	buf = drack_pool_ptr(dd->pool, off);
 	if (!skb)
@@ -129,6 +126,8 @@ static int drack_tx_post(struct drack_dev *dd, u32 q, const struct sk_buff *skb,
 			 off, flags & DRACK_REF_F_BCAST);
 
 	drack_stat_inc(&dd->stats, DRACK_S_TX_REFS);
+	if (unlikely(scarce))
+		drack_stat_inc(&dd->stats, DRACK_S_TX_SCARCE);
 	drack_peer_count(&p->tx[q], len);
 	return 0;
 }

@@ -18,7 +18,7 @@
 # never reads may hold only half of h63's, the rest is copied, and h63
 # neither runs out nor finds h0 stalled. two_never_readers: never-reading
 # sockets on h0 and h37, each holding up to half of h63's, would hold
-# them all; h63 flags frames scarce once under a quarter is free, and
+# them all; h63 flags frames scarce once fewer than 8 are free, and
 # they are copied. owner_left: h0's socket keeps h63's data
 # unread (by reference) while h63's link is deleted; h63 is then neither
 # present nor alive, yet h0 must still look at it, drop its held Buffers
@@ -164,14 +164,15 @@ ns_ended() { in_ns "$1" ss -Htn state close-wait "( sport = :$2 )" | grep -q .; 
 
 # Never-reading sockets on two hosts, h0 then h37, are each sent twice
 # what h63 owns of 64 KB Buffers. Each may hold half of them: together
-# all. Once under a quarter of them is free h63 flags its frames scarce
-# (DRACK_REF_F_SCARCE) and the receivers copy them, so h63 keeps a
-# quarter, both streams end, then read intact. Sequential, so that the
+# all. Once fewer than 8 are free h63 flags its frames scarce
+# (DRACK_REF_F_SCARCE) and the receivers copy them, so h63 keeps 8 (no
+# frame left it fewer unflagged), both streams end, then read intact. Sequential, so that the
 # second never-reader finds half of h63's Buffers already held.
 two_never_readers() {
 	local secs stalls sent0 sent37 pid0 pid37 inflight now got
 	secs=$(drack_stat h63 buf64k_sections)
 	stalls=$(drack_stat h63 peer_stalls)
+	((secs > 0)) || { echo "h63 owns no 64 KB Section"; return 1; }
 	snap t0 h0
 	snap t37 h37
 	snap t63 h63

@@ -418,41 +418,56 @@ TEST_F(alloc, half_lent)
 }
 
 /*
- * Scarce: under a quarter of the class free, and under half its low
- * water, so that receivers copy (never-readers on two hosts could hold
- * all of a small owner's Buffers, each below its own half). Lent to any
- * peer counts; a grant or a drain moves the mark.
+ * Scarce: a Buffer taken leaves fewer than half the low water free (8 of
+ * 64 KB), so the receiver should copy (never-readers on two hosts could
+ * hold all of a small owner's Buffers, each below its own half). Lent to
+ * any peer counts, decided under the lock; a grant or a drain moves it.
  */
 TEST_F(alloc, scarce)
 {
 	struct drack_alloc *a = &self->a;
 	u64 off[2 * N64K];
+	bool scarce;
 	u32 i;
 
-	ASSERT_FALSE(drack_alloc_scarce(a, DRACK_CLASS_64K));	/* none */
+	ASSERT_EQ(0ULL, drack_buf_get_scarce(a, DRACK_CLASS_64K, PEER,
+					     &scarce));	/* none owned */
+	ASSERT_FALSE(scarce);
 	ASSERT_EQ(0, grant(a, 3, DRACK_CLASS_64K));
-	for (i = 0; i < N64K / 2; i++)
-		off[i] = drack_buf_get(a, DRACK_CLASS_64K, PEER);
-	for (; i < N64K - 8; i++)
-		off[i] = drack_buf_get(a, DRACK_CLASS_64K, OTHER);
-	ASSERT_FALSE(drack_alloc_scarce(a, DRACK_CLASS_64K));	/* 8 free */
-	off[i] = drack_buf_get(a, DRACK_CLASS_64K, OTHER);
-	ASSERT_TRUE(drack_alloc_scarce(a, DRACK_CLASS_64K));	/* 7 */
-	/* A scarce class is low too: xmit tests it only then. */
+	for (i = 0; i < N64K / 2; i++) {
+		off[i] = drack_buf_get_scarce(a, DRACK_CLASS_64K, PEER,
+					      &scarce);
+		ASSERT_FALSE(scarce);
+	}
+	for (; i < N64K - 8; i++) {
+		off[i] = drack_buf_get_scarce(a, DRACK_CLASS_64K, OTHER,
+					      &scarce);
+		ASSERT_FALSE(scarce);			/* 8 left at the last */
+	}
+	off[i] = drack_buf_get_scarce(a, DRACK_CLASS_64K, OTHER, &scarce);
+	ASSERT_TRUE(scarce);				/* 7 left */
+	/* A scarce class is low too: a Section is asked for already. */
 	ASSERT_TRUE(drack_alloc_wants_section(a, DRACK_CLASS_64K));
 	ASSERT_EQ(0, drack_buf_return(a, off[i], OTHER));
-	ASSERT_FALSE(drack_alloc_scarce(a, DRACK_CLASS_64K));
-	off[i] = drack_buf_get(a, DRACK_CLASS_64K, OTHER);
+	off[i] = drack_buf_get_scarce(a, DRACK_CLASS_64K, OTHER, &scarce);
+	ASSERT_TRUE(scarce);
+	ASSERT_EQ(0, drack_buf_return(a, off[i], OTHER));
+	ASSERT_EQ(0, drack_buf_return(a, off[i - 1], OTHER));
+	off[i - 1] = drack_buf_get_scarce(a, DRACK_CLASS_64K, OTHER, &scarce);
+	ASSERT_FALSE(scarce);				/* 8 left */
+	off[i] = drack_buf_get_scarce(a, DRACK_CLASS_64K, OTHER, &scarce);
+	ASSERT_TRUE(scarce);
 	/* A grant: 7 + 32 free of 64. */
 	ASSERT_EQ(0, grant(a, 4, DRACK_CLASS_64K));
-	ASSERT_FALSE(drack_alloc_scarce(a, DRACK_CLASS_64K));
+	off[++i] = drack_buf_get_scarce(a, DRACK_CLASS_64K, OTHER, &scarce);
+	ASSERT_FALSE(scarce);
+	ASSERT_EQ(0, drack_buf_return(a, off[i], OTHER));
 	/* Its drain takes its free Buffers off: 7 free again. */
 	ASSERT_TRUE(drack_alloc_drain_section(a, 4));
-	ASSERT_TRUE(drack_alloc_scarce(a, DRACK_CLASS_64K));
+	off[i] = drack_buf_get_scarce(a, DRACK_CLASS_64K, OTHER, &scarce);
+	ASSERT_TRUE(scarce);
+	ASSERT_EQ(0, drack_buf_return(a, off[i], OTHER));
 	ASSERT_TRUE(drack_alloc_take_drained(a, 4));
-	/* Nothing owned: never scarce. */
-	drack_alloc_release(a);
-	ASSERT_FALSE(drack_alloc_scarce(a, DRACK_CLASS_64K));
 }
 
 TEST(buf_class)
