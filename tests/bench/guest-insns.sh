@@ -66,7 +66,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 	window rack0copy-stream "$MB" MB h1 stream 198.18.0.1 7000 "$MB"
 	rx_copybreak 256
 done
-echo "h0 rack0: $(for k in rx_byref rx_copied rx_copybreak tx_refs; do printf '%s %s ' "$k" "$(drack_stat h0 "$k")"; done)"
+echo "h0 rack0: $(for k in rx_byref rx_copied rx_copied_scarce rx_copybreak tx_refs; do printf '%s %s ' "$k" "$(drack_stat h0 "$k")"; done)"
 drack_kill_bg
 drack_cleanup >/dev/null 2>&1
 for ns in v0 v1; do ip netns del $ns 2>/dev/null; done
