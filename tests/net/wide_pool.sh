@@ -166,8 +166,9 @@ ns_ended() { in_ns "$1" ss -Htn state close-wait "( sport = :$2 )" | grep -q .; 
 # what h63 owns of 64 KB Buffers. Each may hold half of them: together
 # all. Once fewer than 8 are free h63 flags its frames scarce
 # (DRACK_REF_F_SCARCE) and the receivers copy them, so h63 keeps 8 (no
-# frame left it fewer unflagged), both streams end, then read intact. Sequential, so that the
-# second never-reader finds half of h63's Buffers already held.
+# frame left it fewer unflagged), both streams end, then read intact.
+# Sequential, so that the second never-reader finds half of h63's
+# Buffers already held.
 two_never_readers() {
 	local secs stalls sent0 sent37 pid0 pid37 inflight now got
 	secs=$(drack_stat h63 buf64k_sections)
