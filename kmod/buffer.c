@@ -81,10 +81,7 @@ static struct drack_section_state *drack_buf_section(struct drack_alloc *a,
  * One peer lent this many of the class holds half of the Buffers in
  * Sections not being drained (what lend_sections tells the peers), while
  * the class is below half_grow; never, above it. Recounts the peers at
- * or past it: rare, at grants, drains, release and the tick. And below
- * how many free Buffers the class is scarce: half its low water (a
- * quarter of one Section of 64 KB Buffers, an eighth of 2 KB ones), so
- * a Section is asked for already. a->lock held.
+ * or past it: rare, at grants, drains, release and the tick. a->lock held.
  */
 static void drack_class_set_half(struct drack_alloc *a, u32 c)
 {
@@ -100,7 +97,6 @@ static void drack_class_set_half(struct drack_alloc *a, u32 c)
 			n += a->peer_lent[c][p] >= ca->half_at;
 	ca->half_peers = n;
 	WRITE_ONCE(ca->half_lent, n > 0);
-	ca->scarce_at = usable ? drack_low_water[c] / 2 : 0;
 }
 
 static void drack_buf_push(struct drack_alloc *a, struct drack_section_state *s,
@@ -176,8 +172,12 @@ u64 drack_buf_get_scarce(struct drack_alloc *a, u32 buf_class, u32 peer,
 		if (++a->peer_lent[buf_class][peer] == ca->half_at &&
 		    !ca->half_peers++)
 			WRITE_ONCE(ca->half_lent, true);
-		/* Under the lock: no return may slip in between. */
-		*scarce = ca->nfree < ca->scarce_at;
+		/*
+		 * Under half the low water (a quarter of one Section of
+		 * 64 KB Buffers, an eighth of 2 KB ones), where a Section is
+		 * asked for already. Under the lock: no return slips in.
+		 */
+		*scarce = ca->nfree < drack_low_water[buf_class] / 2;
 	}
 	spin_unlock_irqrestore(&a->lock, flags);
 	return off;

@@ -37,7 +37,6 @@ struct drack_class_alloc {
 	bool half_lent;		/* a peer holds half of the class: ask for more */
 	u32 half_at;		/* Buffers lent to one peer that are half */
 	u32 half_peers;		/* peers lent half_at or more */
-	u32 scarce_at;		/* fewer free: ask receivers to copy */
 	unsigned long requested_at;	/* since when */
 	unsigned long asked_at;		/* last event sent to the FM */
 };
