@@ -87,8 +87,15 @@ attack() {
 	((rc == 0)) || return 1
 	# TCG's run-to-run spread is wide (other guests on the host halve a
 	# rate), and F runs on the victims' CPUs: fail below a quarter (a
-	# stopped queue gives 0); report against 80%.
-	((rate * 100 >= BASE * 25)) || { echo "below a quarter of the baseline"; return 1; }
+	# stopped queue gives 0); report against 80%. The baseline was taken
+	# minutes ago: below it, take it again now that F has left, under
+	# the host's load of now (seen: 23% of the first beside two guests).
+	if ((rate * 100 < BASE * 25)); then
+		local now
+		now=$(mbps "$name-rebase") || return 1
+		echo "below a quarter of the baseline; without attack now: $now Mbit/s"
+		((rate * 100 >= now * 25)) || { echo "below a quarter of that too"; return 1; }
+	fi
 	# the victims handled all of it, and still talk to each other
 	sleep 1
 	"$expect" "$name" "$out" || return 1
